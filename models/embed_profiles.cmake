@@ -1,0 +1,10 @@
+# Writes a C++ source holding every profile file's text, keyed by file stem.
+set(body "// Generated from models/profiles/*.yaml; do not edit.\n#include <map>\n#include <string>\nnamespace offlab {\nconst std::map<std::string, std::string>& BuiltinProfileTexts() {\n  static const std::map<std::string, std::string> texts = {\n")
+foreach(f ${FILES})
+  get_filename_component(stem ${f} NAME_WE)
+  file(READ ${f} text)
+  string(APPEND body "    {\"${stem}\", R\"offlab_yaml(${text})offlab_yaml\"},\n")
+endforeach()
+string(APPEND body "  };\n  return texts;\n}\n}  // namespace offlab\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
