@@ -1,0 +1,24 @@
+// The egress path of netdev_send (OVS lib/netdev.c): the TSO policy (full or
+// partial software segmentation depending on the device's capabilities)
+// followed by send-prepare of every packet.
+#pragma once
+
+#include <cstdint>
+
+#include "offlab/counters.h"
+#include "offlab/packet.h"
+
+namespace offlab {
+
+// First match wins:
+// 1. no TCP_TSO: full GSO of every TSO packet;
+// 2. none of the tunnel TSO capabilities: full GSO of every tunnelled TSO packet;
+// 3. no OUTER_UDP_CKSUM: partial GSO of VXLAN/Geneve TSO packets whose payload
+//    is not a multiple of tso_segsz.
+// Then SendPrepare(p, caps) on every packet. Packets whose partial checksums
+// cannot be finished (OVS would assert) are dropped and counted as
+// "offlab_send_prepare_errors"; `errors` receives one line per drop.
+PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters = nullptr,
+                       std::vector<std::string>* errors = nullptr);
+
+}  // namespace offlab

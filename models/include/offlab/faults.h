@@ -1,0 +1,70 @@
+// Seeded historical Open vSwitch bugs, switchable at run time so tests and the
+// verifier can show that each one is caught. All are off by default.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace offlab {
+
+enum class Fault : uint8_t {
+  // c6538b443984: re-parse after encapsulation reset the inner offsets and let
+  // the outer proto/status stand for the inner ones.
+  kRecircResetsInnerOffsets,
+  // e99ce7d5d: the simple-match parser did not record the L4 protocol, so
+  // partial L4 checksums were never completed.
+  kSimpleMatchNoL4Proto,
+  // 5603b869a: the vnet header seeded an IPv6 UDP partial checksum with a
+  // pseudo-header read from the L4 pointer instead of the IPv6 header.
+  kVnetIpv6UdpWrongPseudoBase,
+  // c852a8c76: decap re-checked NIC-bad checksums in software and accepted
+  // them when the bytes verified.
+  kDecapRechecksBad,
+  // 71f3dd3e9: NAT of headers embedded in an ICMP error saw the outer status
+  // and skipped their checksums.
+  kCtIcmpErrorKeepsOuterStatus,
+  // 4b00509ea: conntrack skipped the IPv4 check of packets with unknown status.
+  kCtSkipsUnknownIpCheck,
+  // 8a7f1292d: ipf tested the bad flag before "is this a fragment".
+  kIpfChecksNonFragments,
+  // d49994634: composing a packet with a bad checksum did not set the bad status.
+  kComposeBadCsumNoStatus,
+};
+
+constexpr int kNumFaults = 8;
+
+// Stable names used by the CLI and the verifier, e.g. "recirc-resets-inner-offsets".
+const char* FaultName(Fault f);
+const char* FaultCommit(Fault f);
+// Throws offlab::Error listing the known names for an unknown one.
+Fault FaultFromName(const std::string& name);
+std::vector<Fault> AllFaults();
+
+// The process-wide set of enabled faults.
+class Faults {
+ public:
+  static bool On(Fault f) { return (mask_ >> static_cast<int>(f)) & 1; }
+  static void Enable(Fault f) { mask_ |= 1u << static_cast<int>(f); }
+  static void Disable(Fault f) { mask_ &= ~(1u << static_cast<int>(f)); }
+  static void Clear() { mask_ = 0; }
+  static uint32_t mask() { return mask_; }
+  static void set_mask(uint32_t m) { mask_ = m; }
+
+ private:
+  static inline uint32_t mask_ = 0;
+};
+
+// Enables a fault for the lifetime of the guard (tests).
+class ScopedFault {
+ public:
+  explicit ScopedFault(Fault f) : saved_(Faults::mask()) { Faults::Enable(f); }
+  ~ScopedFault() { Faults::set_mask(saved_); }
+  ScopedFault(const ScopedFault&) = delete;
+  ScopedFault& operator=(const ScopedFault&) = delete;
+
+ private:
+  uint32_t saved_;
+};
+
+}  // namespace offlab

@@ -1,0 +1,104 @@
+// A small OVS-like bridge over the core: ports bound to NIC profiles (or
+// netdev-dummy `ol_*` options), tunnel ports, a flow table and the datapath
+// actions, so that an OVS test recipe is a few lines:
+//
+//   Pipeline br;
+//   br.AddPort({.name = "p1", .options = {{"ol_ip_rx_csum_set_good", "true"}}});
+//   br.AddPort({.name = "p2"});
+//   br.AddFlow("in_port=p1,actions=mod_nw_dst:192.168.1.1,output:p2");
+//   auto out = br.Receive("p1", frame);
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "offlab/conntrack.h"
+#include "offlab/counters.h"
+#include "offlab/flow.h"
+#include "offlab/nic.h"
+#include "offlab/nic_profile.h"
+#include "offlab/packet.h"
+#include "offlab/tunnel.h"
+
+namespace offlab {
+
+struct PortConfig {
+  std::string name;
+  uint32_t ofport = 0;             // 0: the next free number
+  std::string profile = "dummy";  // a built-in NIC profile name
+  // netdev-dummy Interface options (dummy profile only): ol_ip_tx_csum,
+  // ol_l4_tx_csum, ol_out_ip_tx_csum, ol_out_udp_tx_csum (+ "_disabled"),
+  // ol_{ip,l4}_rx_csum_set_{good,bad,partial}, ol_tso_segsz.
+  std::map<std::string, std::string> options;
+  std::optional<TunnelConfig> tunnel;  // makes this a tunnel port
+  std::string underlay;                // tunnel ports: where encapsulated frames leave
+};
+
+struct PipelineConfig {
+  bool userspace_tso = false;  // other_config:userspace-tso-enable
+  bool simple_match = true;    // dpif-netdev simple match fast path
+  int max_recirculation = 8;
+};
+
+// Per-packet metadata a virtual NIC hands over with the frame (vnet header /
+// vhost): statuses the guest claims and its GSO size.
+struct RxMeta {
+  std::optional<CsumStatus> ip, l4;
+  uint16_t tso_segsz = 0;
+};
+
+// One frame put on the wire by a port's NIC.
+struct Sent {
+  std::string port;
+  Bytes frame;
+  Offloads offloads;      // the status word handed to the NIC
+  uint16_t tso_segsz = 0;  // of the packet handed to the NIC
+};
+
+class Pipeline {
+ public:
+  explicit Pipeline(PipelineConfig cfg = {});
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Throws offlab::Error for a duplicate name/number, an unknown profile or
+  // option, or a tunnel port without a valid underlay.
+  uint32_t AddPort(const PortConfig& cfg);
+  // Throws offlab::Error naming what is wrong with the rule.
+  void AddFlow(const std::string& text);
+  void ClearFlows();
+
+  // Receives one frame on `port` and runs it through the datapath; returns
+  // every frame sent as a result, in order.
+  std::vector<Sent> Receive(const std::string& port, const Bytes& frame, const RxMeta& meta = {});
+
+  uint32_t PortNumber(const std::string& name) const;
+  // Advertised transmit capabilities of a port (cap:: bits).
+  uint32_t PortCaps(const std::string& name) const;
+  Counters& counters() { return counters_; }
+  // One line per dropped packet or NIC violation since the last Receive().
+  const std::vector<std::string>& events() const { return events_; }
+  Conntrack& conntrack() { return *conntrack_; }
+
+ private:
+  struct Port;
+  void Process(Packet& p, uint8_t table, bool reparse, int depth);
+  void Execute(Packet& p, const std::vector<Action>& actions, int depth);
+  void Output(uint32_t ofport, Packet p, int depth);
+  Port& PortRef(uint32_t ofport);
+  const Port& PortByName(const std::string& name) const;
+
+  PipelineConfig cfg_;
+  std::map<uint32_t, std::unique_ptr<Port>> ports_;
+  std::vector<Rule> rules_;
+  Counters counters_;
+  std::vector<std::string> events_;
+  std::vector<Sent> sent_;
+  std::unique_ptr<Conntrack> conntrack_;
+};
+
+}  // namespace offlab

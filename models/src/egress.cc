@@ -1,0 +1,73 @@
+#include "offlab/egress.h"
+
+#include "offlab/caps.h"
+#include "offlab/error.h"
+#include "offlab/gso.h"
+#include "offlab/send_prepare.h"
+
+namespace offlab {
+
+namespace {
+
+void Reject(const Error& e, Counters* counters, std::vector<std::string>* errors) {
+  Count(counters, "offlab_send_prepare_errors");
+  if (errors) errors->push_back(e.what());
+}
+
+template <typename Fn>
+PacketBatch SegmentAll(const PacketBatch& in, Fn&& segment, Counters* counters,
+                       std::vector<std::string>* errors) {
+  PacketBatch out;
+  for (const Packet& p : in) {
+    try {
+      PacketBatch s = segment(p);
+      for (Packet& q : s) out.push_back(std::move(q));
+    } catch (const Error& e) {
+      Reject(e, counters, errors);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters,
+                       std::vector<std::string>* errors) {
+  bool any_tso = false, any_tnl_tso = false, any_partial = false;
+  for (const Packet& p : batch) {
+    any_tso |= p.tso_segsz != 0;
+    any_tnl_tso |= p.tso_segsz != 0 && p.offloads.tunnelled();
+  }
+  if (any_tso && !(caps & cap::kTcpTso)) {
+    batch = SegmentAll(batch, [&](const Packet& p) { return Gso(p, counters); }, counters, errors);
+  } else if (any_tnl_tso && !(caps & cap::kTnlTsoAny)) {
+    batch = SegmentAll(batch, [&](const Packet& p) {
+      return p.offloads.tunnelled() ? Gso(p, counters) : PacketBatch{p};
+    }, counters, errors);
+  } else if (any_tso && !(caps & cap::kOuterUdpCksum)) {
+    for (const Packet& p : batch) {
+      try {
+        any_partial |= GsoPartialNrSegs(p) == 2;
+      } catch (const Error&) {
+        any_partial = true;  // GsoPartial below reports it
+      }
+    }
+    if (any_partial) {
+      batch = SegmentAll(
+          batch, [&](const Packet& p) { return GsoPartial(p, counters); }, counters, errors);
+    }
+  }
+  PacketBatch out;
+  out.reserve(batch.size());
+  for (Packet& p : batch) {
+    try {
+      SendPrepare(p, caps);
+      out.push_back(std::move(p));
+    } catch (const Error& e) {
+      Reject(e, counters, errors);
+    }
+  }
+  return out;
+}
+
+}  // namespace offlab

@@ -1,0 +1,351 @@
+#include "offlab/nic.h"
+
+#include <cstring>
+#include <map>
+
+#include "offlab/bytes.h"
+#include "offlab/caps.h"
+#include "offlab/checksum.h"
+#include "offlab/complete.h"
+#include "offlab/gso.h"
+#include "offlab/headers.h"
+#include "offlab/parse.h"
+#include "offlab/tunnel.h"
+
+namespace offlab {
+
+namespace {
+
+uint32_t ProtoCap(L4Proto proto) {
+  switch (proto) {
+    case L4Proto::kTcp: return cap::kTcpCksum;
+    case L4Proto::kUdp: return cap::kUdpCksum;
+    case L4Proto::kSctp: return cap::kSctpCksum;
+    case L4Proto::kNone: return 0;
+  }
+  return 0;
+}
+
+uint32_t TnlTsoCap(TunnelType t) {
+  switch (t) {
+    case TunnelType::kVxlan: return cap::kVxlanTnlTso;
+    case TunnelType::kGeneve: return cap::kGeneveTnlTso;
+    case TunnelType::kGre: return cap::kGreTnlTso;
+    case TunnelType::kNone: return 0;
+  }
+  return 0;
+}
+
+bool IsIpv4At(const Packet& p, uint16_t l3) {
+  return l3 != kNoOffset && p.SizeFrom(l3) >= 1 && (p.data()[l3] >> 4) == 4;
+}
+
+// Intel-style outer UDP: the hardware adds the segment to whatever the field
+// holds, expecting the driver to have seeded the pseudo-header sum there.
+void SeededOuterUdp(Packet& f) {
+  uint8_t* udp = f.data() + f.l4_ofs;
+  size_t len = L4Length(f, f.l3_ofs, f.l4_ofs);
+  uint16_t c = csum::Finish(csum::Partial(udp, len));
+  PutBe16(udp + hdr::kUdpCsumOfs, c ? c : 0xffff);
+}
+
+}  // namespace
+
+NicTx NicTx::FromProfile(const NicProfile& p) {
+  NicTx n;
+  n.caps = p.tx_caps;
+  n.outer_udp_needs_pseudo_seed = p.outer_udp_needs_pseudo_seed;
+  n.outer_udp_left_as_is = p.outer_udp_left_as_is;
+  return n;
+}
+
+PacketBatch NicTransmit(const Packet& in, const NicTx& nic, std::vector<std::string>* violations) {
+  auto violation = [&](const std::string& what) {
+    if (violations) violations->push_back(what);
+  };
+  // Whether the hardware performs a requested capability.
+  auto performs = [&](uint32_t c, const char* what) {
+    if (!(nic.caps & c)) {
+      violation(std::string("requested ") + what + " without the capability");
+      return false;
+    }
+    return !(nic.disabled & c);
+  };
+
+  PacketBatch frames;
+  bool hw_tso = false;
+  if (in.tso_segsz && nic.segments_tso) {
+    uint32_t need = cap::kTcpTso | TnlTsoCap(in.offloads.tunnel());
+    if ((nic.caps & need) != need) {
+      violation("requested TSO (" + CapsToString(need) + ") without the capability");
+      frames.push_back(in);
+    } else {
+      frames = Gso(in);
+      hw_tso = true;
+    }
+  } else {
+    frames.push_back(in);
+  }
+
+  for (Packet& f : frames) {
+    Offloads& o = f.offloads;
+    if (!o.tunnelled()) {
+      if (o.ip() == CsumStatus::kPartial && IsIpv4At(f, f.l3_ofs) &&
+          (hw_tso || performs(cap::kIpv4Cksum, "ipv4_cksum"))) {
+        CompleteIpCsum(f, Level::kOuter);
+      }
+      if (o.l4() == CsumStatus::kPartial && o.l4_proto() != L4Proto::kNone &&
+          (hw_tso || performs(ProtoCap(o.l4_proto()), ToString(o.l4_proto())))) {
+        CompleteL4Csum(f, Level::kOuter, o.l4_proto());
+      }
+      continue;
+    }
+    if (o.ip(Level::kInner) == CsumStatus::kPartial && IsIpv4At(f, f.inner_l3_ofs) &&
+        (hw_tso || performs(cap::kIpv4Cksum, "ipv4_cksum (inner)"))) {
+      CompleteIpCsum(f, Level::kInner);
+    }
+    const L4Proto ip4 = o.l4_proto(Level::kInner);
+    if (o.l4(Level::kInner) == CsumStatus::kPartial && ip4 != L4Proto::kNone &&
+        (hw_tso || performs(ProtoCap(ip4), "inner L4 checksum"))) {
+      CompleteL4Csum(f, Level::kInner, ip4);
+    }
+    if (o.ip() == CsumStatus::kPartial && IsIpv4At(f, f.l3_ofs) &&
+        (hw_tso || performs(cap::kOuterIpCksum, "outer_ip_cksum"))) {
+      CompleteIpCsum(f, Level::kOuter);
+    }
+    if (o.l4() == CsumStatus::kPartial && o.tunnel() != TunnelType::kGre &&
+        performs(cap::kOuterUdpCksum, "outer_udp_cksum") && !nic.outer_udp_left_as_is) {
+      if (nic.outer_udp_needs_pseudo_seed) {
+        SeededOuterUdp(f);
+        o.set_l4(CsumStatus::kGood);
+      } else {
+        CompleteL4Csum(f, Level::kOuter, L4Proto::kUdp);
+      }
+    }
+  }
+  return frames;
+}
+
+Packet NicReceive(const Bytes& frame, const NicProfile& profile, RxStatus* status) {
+  Packet p(frame);
+  Parse(p);
+  RxStatus st;
+  st.tunnel = DetectTunnel(p);
+  const RxValidation& rx = profile.rx_for(st.tunnel);
+
+  auto ip_status = [&](uint16_t l3) {
+    if (!IsIpv4At(p, l3)) return CsumStatus::kUnknown;
+    const uint8_t* ip = p.data() + l3;
+    size_t ihl = (ip[0] & 0x0f) * 4u;
+    return csum::Compute(ip, ihl) == 0 ? CsumStatus::kGood : CsumStatus::kBad;
+  };
+  auto l4_status = [&](uint16_t l3, uint16_t l4) {
+    int proto = UpperProtocol(p, l3, l4);
+    size_t len = L4Length(p, l3, l4);
+    const uint8_t* t = p.data() + l4;
+    if (proto == hdr::kProtoTcp || proto == hdr::kProtoUdp) {
+      if (proto == hdr::kProtoUdp && len >= hdr::kUdpLen && GetBe16(t + hdr::kUdpCsumOfs) == 0) {
+        return CsumStatus::kGood;  // "no checksum" is not an error
+      }
+      if (len < (proto == hdr::kProtoTcp ? hdr::kTcpMinLen : hdr::kUdpLen)) {
+        return CsumStatus::kUnknown;
+      }
+      uint64_t ps = PseudoHeaderSum(p, l3, static_cast<uint8_t>(proto), static_cast<uint32_t>(len));
+      return csum::Verify(t, len, ps) ? CsumStatus::kGood : CsumStatus::kBad;
+    }
+    if (proto == hdr::kProtoSctp && len >= hdr::kSctpLen) {
+      Bytes copy(t, t + len);
+      uint32_t field = GetBe32(copy.data() + hdr::kSctpCsumOfs);
+      PutBe32(copy.data() + hdr::kSctpCsumOfs, 0);
+      return __builtin_bswap32(csum::Crc32c(copy.data(), len)) == field ? CsumStatus::kGood
+                                                                         : CsumStatus::kBad;
+    }
+    return CsumStatus::kUnknown;
+  };
+
+  if (rx.outer_ip) st.ip = ip_status(p.l3_ofs);
+  if (rx.outer_l4 && p.l4_ofs != kNoOffset) st.l4 = l4_status(p.l3_ofs, p.l4_ofs);
+  if (st.tunnel != TunnelType::kNone) {
+    uint16_t inner = TunnelInnerOffset(p);
+    if (inner != kNoOffset && ParseInner(p, inner)) {
+      if (rx.inner_ip) st.inner_ip = ip_status(p.inner_l3_ofs);
+      if (rx.inner_l4 && p.inner_l4_ofs != kNoOffset) {
+        st.inner_l4 = l4_status(p.inner_l3_ofs, p.inner_l4_ofs);
+      }
+    }
+  }
+  Packet out(frame);
+  out.offloads.set_ip(st.ip);
+  out.offloads.set_l4(st.l4);
+  if (status) *status = st;
+  return out;
+}
+
+namespace {
+
+struct TcpView {
+  bool ok = false;
+  uint16_t tcp = 0;  // offset of the segmented TCP header
+  size_t hdr_len = 0, payload = 0;
+  uint32_t seq = 0, ack = 0;
+  uint16_t flags = 0;
+  std::string key;
+};
+
+TcpView View(Packet& p, TunnelType tunnel) {
+  TcpView v;
+  Parse(p);
+  uint16_t l3 = p.l3_ofs, l4 = p.l4_ofs;
+  if (tunnel != TunnelType::kNone) {
+    uint16_t inner = TunnelInnerOffset(p);
+    if (inner == kNoOffset || !ParseInner(p, inner)) return v;
+    l3 = p.inner_l3_ofs;
+    l4 = p.inner_l4_ofs;
+  }
+  if (UpperProtocol(p, l3, l4) != hdr::kProtoTcp) return v;
+  size_t len = L4Length(p, l3, l4);
+  const uint8_t* t = p.data() + l4;
+  if (len < hdr::kTcpMinLen) return v;
+  size_t thl = (t[hdr::kTcpOffFlagsOfs] >> 4) * 4u;
+  if (thl < hdr::kTcpMinLen || thl > len) return v;
+  v.ok = true;
+  v.tcp = l4;
+  v.hdr_len = l4 + thl;
+  v.payload = len - thl;
+  v.seq = GetBe32(t + hdr::kTcpSeqOfs);
+  v.ack = GetBe32(t + hdr::kTcpAckOfs);
+  v.flags = GetBe16(t + hdr::kTcpOffFlagsOfs) & 0x0fff;
+  // The flow: every header byte except lengths, ids, checksums, seq and
+  // flags would be too strict; addresses, ports and the tunnel key suffice.
+  const uint8_t* d = p.data();
+  auto add = [&](size_t ofs, size_t n) { v.key.append(reinterpret_cast<const char*>(d + ofs), n); };
+  auto add_ip = [&](uint16_t ip) {
+    if ((d[ip] >> 4) == 4) add(ip + hdr::kIpv4SrcOfs, 8);
+    else add(ip + hdr::kIpv6SrcOfs, 32);
+  };
+  add_ip(p.l3_ofs);
+  if (tunnel != TunnelType::kNone) {
+    add(p.inner_l2_ofs - 4, 4);  // VNI / key word
+    add_ip(l3);
+  }
+  add(l4, 4);
+  v.key.append(std::to_string(v.hdr_len));
+  return v;
+}
+
+void SetLengths(Packet& m, uint16_t l3, Level level) {
+  if (l3 == kNoOffset) return;
+  uint8_t* ip = m.data() + l3;
+  if ((ip[0] >> 4) == 4) {
+    PutBe16(ip + hdr::kIpv4TotLenOfs, static_cast<uint16_t>(m.size() - l3));
+    m.offloads.set_ip(CsumStatus::kPartial, level);
+  } else {
+    PutBe16(ip + hdr::kIpv6PlenOfs, static_cast<uint16_t>(m.size() - l3 - hdr::kIpv6Len));
+  }
+}
+
+struct Aggregate {
+  Packet pkt;
+  TcpView first;
+  TunnelType tunnel = TunnelType::kNone;
+  size_t segs = 1;
+  uint32_t next_seq = 0;
+  bool closed = false;  // a short or PSH segment ends it
+};
+
+Packet Finish(Aggregate& a) {
+  if (a.segs < 2) {
+    Packet raw(a.pkt.data(), a.pkt.size());
+    raw.offloads = a.pkt.offloads;
+    return raw;
+  }
+  Packet& m = a.pkt;
+  Offloads o;
+  if (a.tunnel != TunnelType::kNone) {
+    o.set_tunnel(a.tunnel);
+    o.set_l4_proto(L4Proto::kTcp, Level::kInner);
+    o.set_l4(CsumStatus::kPartial, Level::kInner);
+    if (a.tunnel != TunnelType::kGre) {
+      o.set_l4_proto(L4Proto::kUdp);
+      uint16_t c = GetBe16(m.data() + m.l4_ofs + hdr::kUdpCsumOfs);
+      o.set_l4(c ? CsumStatus::kPartial : CsumStatus::kGood);
+      PutBe16(m.data() + m.l4_ofs + hdr::kUdpLenOfs, static_cast<uint16_t>(m.size() - m.l4_ofs));
+    }
+  } else {
+    o.set_l4_proto(L4Proto::kTcp);
+    o.set_l4(CsumStatus::kPartial);
+  }
+  m.offloads = o;
+  SetLengths(m, m.l3_ofs, Level::kOuter);
+  if (a.tunnel != TunnelType::kNone) SetLengths(m, m.inner_l3_ofs, Level::kInner);
+  m.tso_segsz = static_cast<uint16_t>(a.first.payload);
+  return m;
+}
+
+}  // namespace
+
+PacketBatch Coalesce(const std::vector<std::pair<Packet, RxStatus>>& frames, size_t max_bytes,
+                     CoalesceStats* stats) {
+  CoalesceStats s;
+  PacketBatch out;
+  std::map<std::string, Aggregate> open;
+  auto flush = [&](std::map<std::string, Aggregate>::iterator it) {
+    out.push_back(Finish(it->second));
+    open.erase(it);
+  };
+  for (const auto& [frame, st] : frames) {
+    s.frames_in++;
+    Packet p = frame;
+    TcpView v = View(p, st.tunnel);
+    bool validated =
+        st.tunnel == TunnelType::kNone
+            ? st.l4 == CsumStatus::kGood
+            : st.inner_l4 == CsumStatus::kGood ||
+                  (st.tunnel != TunnelType::kGre && st.l4 == CsumStatus::kGood &&
+                   GetBe16(p.data() + p.l4_ofs + hdr::kUdpCsumOfs) != 0);
+    bool mergeable = v.ok && v.payload > 0 && !(v.flags & ~(hdr::kTcpAck | hdr::kTcpPsh));
+    if (v.ok && !validated) s.not_validated++;
+    if (!mergeable || !validated) {
+      if (v.ok) {
+        if (auto it = open.find(v.key); it != open.end()) flush(it);
+      }
+      Packet raw(frame.data(), frame.size());
+      raw.offloads = frame.offloads;
+      out.push_back(std::move(raw));
+      continue;
+    }
+    auto it = open.find(v.key);
+    if (it != open.end()) {
+      Aggregate& a = it->second;
+      bool fits = !a.closed && v.seq == a.next_seq && v.ack == a.first.ack &&
+                  v.payload <= a.first.payload && a.pkt.size() + v.payload <= max_bytes;
+      if (fits) {
+        a.pkt.Put(p.data() + v.hdr_len, v.payload);
+        a.segs++;
+        a.next_seq += static_cast<uint32_t>(v.payload);
+        s.merged++;
+        if (v.payload < a.first.payload || (v.flags & hdr::kTcpPsh)) {
+          uint8_t* t = a.pkt.data() + a.first.tcp + hdr::kTcpOffFlagsOfs;
+          PutBe16(t, GetBe16(t) | (v.flags & hdr::kTcpPsh));
+          a.closed = true;
+        }
+        continue;
+      }
+      flush(it);
+    }
+    Aggregate a{p, v, st.tunnel, 1, v.seq + static_cast<uint32_t>(v.payload),
+                (v.flags & hdr::kTcpPsh) != 0};
+    a.pkt.Resize(v.hdr_len + v.payload);  // drop Ethernet padding
+    open.emplace(v.key, std::move(a));
+  }
+  for (auto it = open.begin(); it != open.end();) {
+    auto next = std::next(it);
+    flush(it);
+    it = next;
+  }
+  s.packets_out = out.size();
+  if (stats) *stats = s;
+  return out;
+}
+
+}  // namespace offlab

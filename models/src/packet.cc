@@ -1,0 +1,54 @@
+#include "offlab/packet.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace offlab {
+
+Packet::Packet(const uint8_t* data, size_t len, size_t headroom)
+    : buf_(headroom + len), head_(headroom), len_(len) {
+  if (len) std::memcpy(buf_.data() + head_, data, len);
+}
+
+void Packet::ShiftOffsets(long delta) {
+  for (uint16_t* ofs :
+       {&l2_5_ofs, &l3_ofs, &l4_ofs, &inner_l2_ofs, &inner_l3_ofs, &inner_l4_ofs}) {
+    if (*ofs == kNoOffset) continue;
+    long v = static_cast<long>(*ofs) + delta;
+    *ofs = (v < 0 || v >= kNoOffset) ? kNoOffset : static_cast<uint16_t>(v);
+  }
+}
+
+uint8_t* Packet::Push(size_t n) {
+  if (head_ < n) {
+    // Grow headroom generously so repeated encapsulation does not copy again.
+    size_t extra = std::max<size_t>(n - head_, kDefaultHeadroom);
+    buf_.insert(buf_.begin(), extra, 0);
+    head_ += extra;
+  }
+  head_ -= n;
+  len_ += n;
+  ShiftOffsets(static_cast<long>(n));
+  return data();
+}
+
+void Packet::Pull(size_t n) {
+  n = std::min(n, len_);
+  head_ += n;
+  len_ -= n;
+  ShiftOffsets(-static_cast<long>(n));
+}
+
+void Packet::Put(const uint8_t* p, size_t n) {
+  size_t old = len_;
+  Resize(len_ + n);
+  if (n) std::memcpy(data() + old, p, n);
+}
+
+void Packet::Resize(size_t n) {
+  if (head_ + n > buf_.size()) buf_.resize(head_ + n, 0);
+  if (n > len_) std::memset(buf_.data() + head_ + len_, 0, n - len_);
+  len_ = n;
+}
+
+}  // namespace offlab

@@ -1,0 +1,303 @@
+#include "offlab/pipeline.h"
+
+#include <algorithm>
+
+#include "offlab/caps.h"
+#include "offlab/egress.h"
+#include "offlab/error.h"
+#include "offlab/parse.h"
+#include "offlab/rewrite.h"
+
+namespace offlab {
+
+struct Pipeline::Port {
+  PortConfig cfg;
+  uint32_t ofport = 0;
+  NicProfile profile;
+  NicTx tx;
+  bool dummy = false;
+  std::optional<CsumStatus> rx_ip, rx_l4;  // dummy forced RX statuses
+  uint16_t rx_tso_segsz = 0;
+  uint32_t underlay = 0;
+};
+
+namespace {
+
+bool Truthy(const std::string& name, const std::string& v) {
+  if (v == "true") return true;
+  if (v == "false") return false;
+  throw Error("option " + name + ": expected true or false, got '" + v + "'");
+}
+
+// netdev-dummy RX: good > bad > partial when several are set.
+std::optional<CsumStatus> ForcedRx(const std::map<std::string, std::string>& o,
+                                   const std::string& prefix) {
+  auto on = [&](const char* s) {
+    auto it = o.find(prefix + s);
+    return it != o.end() && Truthy(it->first, it->second);
+  };
+  if (on("good")) return CsumStatus::kGood;
+  if (on("bad")) return CsumStatus::kBad;
+  if (on("partial")) return CsumStatus::kPartial;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Pipeline::Pipeline(PipelineConfig cfg) : cfg_(cfg), conntrack_(std::make_unique<Conntrack>()) {}
+Pipeline::~Pipeline() = default;
+
+uint32_t Pipeline::AddPort(const PortConfig& cfg) {
+  if (cfg.name.empty()) throw Error("port: a name is required");
+  for (const auto& [n, port] : ports_) {
+    if (port->cfg.name == cfg.name) throw Error("port " + cfg.name + ": duplicate name");
+  }
+  auto port = std::make_unique<Port>();
+  port->cfg = cfg;
+  port->ofport = cfg.ofport;
+  if (!port->ofport) {
+    port->ofport = 1;
+    while (ports_.count(port->ofport)) port->ofport++;
+  }
+  if (ports_.count(port->ofport)) {
+    throw Error("port " + cfg.name + ": ofport " + std::to_string(port->ofport) + " in use");
+  }
+  if (cfg.tunnel) {
+    cfg.tunnel->Validate();
+    if (cfg.underlay.empty()) throw Error("port " + cfg.name + ": tunnel port needs an underlay");
+    port->underlay = PortNumber(cfg.underlay);
+    ports_[port->ofport] = std::move(port);
+    return cfg.ofport ? cfg.ofport : ports_.rbegin()->first;
+  }
+  port->profile = BuiltinProfile(cfg.profile);
+  port->dummy = cfg.profile == "dummy";
+  port->tx = NicTx::FromProfile(port->profile);
+  if (port->dummy) {
+    port->tx.segments_tso = false;
+    static const std::map<std::string, uint32_t> kTx = {
+        {"ol_ip_tx_csum", cap::kIpv4Cksum},
+        {"ol_l4_tx_csum", cap::kTcpCksum | cap::kUdpCksum},
+        {"ol_out_ip_tx_csum", cap::kOuterIpCksum},
+        {"ol_out_udp_tx_csum", cap::kOuterUdpCksum},
+    };
+    for (const auto& [k, v] : cfg.options) {
+      bool known = k.rfind("ol_ip_rx_csum_set_", 0) == 0 || k.rfind("ol_l4_rx_csum_set_", 0) == 0;
+      if (known) {
+        std::string what = k.substr(18);
+        if (what != "good" && what != "bad" && what != "partial") known = false;
+      }
+      for (const auto& [name, bits] : kTx) {
+        if (k == name && Truthy(k, v)) port->tx.caps |= bits;
+        if (k == name + "_disabled" && Truthy(k, v)) port->tx.disabled |= bits;
+        known |= k == name || k == name + "_disabled";
+      }
+      if (k == "ol_tso_segsz") {
+        known = true;
+        size_t used = 0;
+        unsigned long n = 0;
+        try {
+          n = std::stoul(v, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (!used || used != v.size() || n == 0 || n > 65535) {
+          throw Error("option ol_tso_segsz: expected 1..65535, got '" + v + "'");
+        }
+        if (cfg_.userspace_tso) {
+          port->rx_tso_segsz = static_cast<uint16_t>(n);
+          port->tx.caps |= cap::kTcpTso | cap::kTcpCksum;
+        }
+      }
+      if (!known) throw Error("port " + cfg.name + ": unknown option '" + k + "'");
+    }
+    port->rx_ip = ForcedRx(cfg.options, "ol_ip_rx_csum_set_");
+    port->rx_l4 = ForcedRx(cfg.options, "ol_l4_rx_csum_set_");
+  } else {
+    if (!cfg.options.empty()) {
+      throw Error("port " + cfg.name + ": option '" + cfg.options.begin()->first +
+                  "' applies only to dummy ports");
+    }
+    if (!cfg_.userspace_tso) port->tx.caps &= ~(cap::kTcpTso | cap::kTnlTsoAny);
+  }
+  uint32_t n = port->ofport;
+  ports_[n] = std::move(port);
+  return n;
+}
+
+void Pipeline::AddFlow(const std::string& text) {
+  rules_.push_back(ParseRule(text, [this](const std::string& p) { return PortNumber(p); }));
+  std::stable_sort(rules_.begin(), rules_.end(),
+                   [](const Rule& a, const Rule& b) { return a.priority > b.priority; });
+}
+
+void Pipeline::ClearFlows() { rules_.clear(); }
+
+uint32_t Pipeline::PortNumber(const std::string& name) const {
+  for (const auto& [n, port] : ports_) {
+    if (port->cfg.name == name) return n;
+  }
+  if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit)) {
+    uint32_t n = static_cast<uint32_t>(std::stoul(name));
+    if (ports_.count(n)) return n;
+  }
+  throw Error("unknown port '" + name + "'");
+}
+
+const Pipeline::Port& Pipeline::PortByName(const std::string& name) const {
+  return *ports_.at(PortNumber(name));
+}
+
+Pipeline::Port& Pipeline::PortRef(uint32_t ofport) {
+  auto it = ports_.find(ofport);
+  if (it == ports_.end()) throw Error("unknown ofport " + std::to_string(ofport));
+  return *it->second;
+}
+
+uint32_t Pipeline::PortCaps(const std::string& name) const { return PortByName(name).tx.caps; }
+
+std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
+                                    const RxMeta& meta) {
+  const Port& port = PortByName(name);
+  if (port.cfg.tunnel) throw Error("port " + name + ": cannot receive on a tunnel port");
+  sent_.clear();
+  events_.clear();
+  Packet p = port.dummy ? Packet(frame) : NicReceive(frame, port.profile);
+  if (port.rx_ip) p.offloads.set_ip(*port.rx_ip);
+  if (port.rx_l4) p.offloads.set_l4(*port.rx_l4);
+  if (port.rx_tso_segsz) p.tso_segsz = port.rx_tso_segsz;
+  if (meta.ip) p.offloads.set_ip(*meta.ip);
+  if (meta.l4) p.offloads.set_l4(*meta.l4);
+  if (meta.tso_segsz) p.tso_segsz = meta.tso_segsz;
+  p.md.in_port = port.ofport;
+  Process(p, 0, true, 0);
+  return sent_;
+}
+
+void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
+  if (depth > cfg_.max_recirculation) {
+    counters_.Inc("datapath_drop_recursion_too_deep");
+    events_.push_back("drop: recirculation deeper than " +
+                      std::to_string(cfg_.max_recirculation));
+    return;
+  }
+  // The simple-match path applies when every rule for this in_port matches
+  // on in_port alone, so the fast parser's key suffices.
+  bool simple = cfg_.simple_match && table == 0 && p.md.recirc_id == 0 &&
+                !p.md.tunnel.present && reparse;
+  if (simple) {
+    bool any = false;
+    for (const Rule& r : rules_) {
+      if (r.match.table != 0) continue;
+      if (r.match.in_port && *r.match.in_port != p.md.in_port) continue;
+      any = true;
+      simple &= r.match.simple() && r.match.in_port.has_value();
+    }
+    simple &= any;
+  }
+  FlowKey key;
+  if (reparse) {
+    key = simple ? ParseSimple(p) : Parse(p);
+    if (simple) counters_.Inc("simple_match_hit");
+  } else {
+    Packet copy = p;  // a lookup without re-parse sees the current bytes
+    key = Parse(copy);
+  }
+  const Rule* hit = nullptr;
+  for (const Rule& r : rules_) {
+    if (r.match.table == table && r.match.Matches(key, p.md)) {
+      hit = &r;
+      break;
+    }
+  }
+  if (!hit) {
+    counters_.Inc("datapath_drop_no_rule");
+    events_.push_back("drop: no rule in table " + std::to_string(table) + " for " +
+                      key.ToString());
+    return;
+  }
+  Execute(p, hit->actions, depth);
+}
+
+void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth) {
+  for (const Action& a : actions) {
+    switch (a.type) {
+      case ActionType::kOutput:
+        Output(a.port, p, depth);
+        break;
+      case ActionType::kSetEth:
+        SetEth(p, a.eth_src, a.eth_dst);
+        break;
+      case ActionType::kSetIpv4:
+        SetIpv4(p, a.ipv4);
+        break;
+      case ActionType::kSetIpv6:
+        SetIpv6(p, a.ipv6);
+        break;
+      case ActionType::kSetL4Ports:
+        SetL4Ports(p, a.tp_src, a.tp_dst);
+        break;
+      case ActionType::kDecTtl:
+        if (!DecTtl(p)) {
+          counters_.Inc("datapath_drop_ttl_exceeded");
+          events_.push_back("drop: TTL exceeded");
+          return;
+        }
+        break;
+      case ActionType::kSetEcnCe:
+        SetEcnCe(p);
+        break;
+      case ActionType::kTnlPop: {
+        std::string why;
+        if (!PopHeader(p, &counters_, &why)) {
+          events_.push_back("drop: " + why);
+          return;
+        }
+        p.md.in_port = a.port;
+        p.md.recirc_id++;
+        Process(p, 0, true, depth + 1);
+        return;
+      }
+      case ActionType::kCt:
+        if (!conntrack_->Execute(p, a.ct, &counters_)) return;
+        if (a.ct.table) {
+          p.md.recirc_id++;
+          Process(p, *a.ct.table, true, depth + 1);
+          return;
+        }
+        break;
+      case ActionType::kRecirc:
+        p.md.recirc_id++;
+        Process(p, a.table, true, depth + 1);
+        return;
+      case ActionType::kResubmit:
+        Process(p, a.table, false, depth + 1);
+        break;
+      case ActionType::kDrop:
+        return;
+    }
+  }
+}
+
+void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
+  Port& port = PortRef(ofport);
+  if (port.cfg.tunnel) {
+    PacketBatch batch{std::move(p)};
+    PushHeader(batch, *port.cfg.tunnel, &counters_);
+    for (Packet& q : batch) Output(port.underlay, std::move(q), depth);
+    return;
+  }
+  std::vector<std::string> errors;
+  PacketBatch ready = NetdevSend({std::move(p)}, port.tx.caps, &counters_, &errors);
+  for (const std::string& e : errors) events_.push_back("drop on " + port.cfg.name + ": " + e);
+  for (const Packet& q : ready) {
+    std::vector<std::string> violations;
+    PacketBatch frames = NicTransmit(q, port.tx, &violations);
+    for (const std::string& v : violations) {
+      counters_.Inc("offlab_nic_violation");
+      events_.push_back("nic " + port.cfg.name + ": " + v);
+    }
+    for (const Packet& f : frames) sent_.push_back({port.cfg.name, f.bytes(), q.offloads, q.tso_segsz});
+  }
+}
+
+}  // namespace offlab
