@@ -107,6 +107,9 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
   if (starts("output:")) {
     act.type = ActionType::kOutput;
     act.port = ports(arg("output:"));
+  } else if (starts("tnl_push:")) {
+    act.type = ActionType::kTnlPush;
+    act.port = ports(arg("tnl_push:"));
   } else if (starts("tnl_pop:")) {
     act.type = ActionType::kTnlPop;
     act.port = ports(arg("tnl_pop:"));

@@ -5,6 +5,8 @@
 #include "offlab/caps.h"
 #include "offlab/egress.h"
 #include "offlab/error.h"
+#include "offlab/faults.h"
+#include "offlab/headers.h"
 #include "offlab/parse.h"
 #include "offlab/rewrite.h"
 
@@ -168,6 +170,15 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
   if (meta.ip) p.offloads.set_ip(*meta.ip);
   if (meta.l4) p.offloads.set_l4(*meta.l4);
   if (meta.tso_segsz) p.tso_segsz = meta.tso_segsz;
+  if (meta.bad_ip_csum) {
+    Packet located = p;
+    Parse(located);
+    const uint8_t* ip = located.l3();
+    if (!ip || (ip[0] >> 4) != 4) throw Error("bad_ip_csum: the frame has no IPv4 header");
+    p.data()[located.l3_ofs + hdr::kIpv4CsumOfs + 1] ^= 1;
+    // d49994634: the composer called the predicate, not the setter.
+    if (!Faults::On(Fault::kComposeBadCsumNoStatus)) p.offloads.set_ip(CsumStatus::kBad);
+  }
   p.md.in_port = port.ofport;
   Process(p, 0, true, 0);
   return sent_;
@@ -246,6 +257,23 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
       case ActionType::kSetEcnCe:
         SetEcnCe(p);
         break;
+      case ActionType::kTnlPush: {
+        const Port& t = PortRef(a.port);
+        if (!t.cfg.tunnel) {
+          events_.push_back("drop: tnl_push to non-tunnel port " + t.cfg.name);
+          return;
+        }
+        PacketBatch batch{std::move(p)};
+        PushHeader(batch, *t.cfg.tunnel, &counters_);
+        if (batch.empty()) return;
+        // A batch of several (software-segmented) packets continues one by one.
+        for (size_t i = 1; i < batch.size(); i++) {
+          std::vector<Action> rest(&a + 1, actions.data() + actions.size());
+          Execute(batch[i], rest, depth);
+        }
+        p = std::move(batch[0]);
+        break;
+      }
       case ActionType::kTnlPop: {
         std::string why;
         if (!PopHeader(p, &counters_, &why)) {

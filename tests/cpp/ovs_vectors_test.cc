@@ -329,3 +329,103 @@ TEST(OvsR7, TsoPassedToTsoCapablePort) {
 
 }  // namespace
 }  // namespace offlab
+
+namespace offlab {
+namespace {
+
+// tests/tunnel-push-pop.at "recirculation after encapsulation": Geneve push,
+// then recirculation before output. The expected frame is OVS's; the UDP
+// source port (a flow hash) is not part of it.
+std::unique_ptr<Pipeline> MakeRecircGeneve(bool csum) {
+  auto br = std::make_unique<Pipeline>();
+  br->AddPort({.name = "p0"});
+  br->AddPort({.name = "p2"});
+  bool v6;
+  TunnelConfig t;
+  t.type = TunnelType::kGeneve;
+  t.eth_src = ParseMac("aa:55:aa:55:00:00");
+  t.eth_dst = ParseMac("f8:bc:12:44:34:b6");
+  t.ip_src = ParseIp("1.1.2.88", &v6);
+  t.ip_dst = ParseIp("1.1.2.92", &v6);
+  t.key = 123;
+  t.csum = csum;
+  br->AddPort({.name = "t2", .tunnel = t, .underlay = "p2"});
+  br->AddFlow("in_port=p0,actions=tnl_push:t2,recirc:1");
+  br->AddFlow("table=1,actions=output:p2");
+  return br;
+}
+
+TEST(OvsRecirc, RecirculationAfterEncapsulation) {
+  auto br = MakeRecircGeneve(false);
+  auto out = br->Receive("p0", FromHex("50540000000a5054000000091234"));
+  ASSERT_EQ(out.size(), 1u);
+  std::string got = ToHex(out[0].frame);
+  const std::string expect =
+      "f8bc124434b6aa55aa5500000800450000320000400040113406010102580101025c....17c1001e0000"
+      "0000655800007b0050540000000a5054000000091234";
+  ASSERT_EQ(got.size(), expect.size());
+  for (size_t i = 0; i < expect.size(); i++) {
+    if (expect[i] != '.') EXPECT_EQ(got[i], expect[i]) << "hex digit " << i;
+  }
+}
+
+// A TCP packet with a partial checksum pushed into a UDP tunnel, then
+// recirculated: the inner checksum must still be finished on output.
+TEST(OvsRecirc, InnerPartialSurvivesRecirculation) {
+  for (bool csum : {false, true}) {
+    SCOPED_TRACE(csum ? "csum=true" : "csum=false");
+    auto br = MakeRecircGeneve(csum);
+    RxMeta meta{.l4 = CsumStatus::kPartial};
+    auto out = br->Receive("p0", FromHex(Replace(kG, "6b72", "dead")), meta);
+    ASSERT_EQ(out.size(), 1u);
+    // The inner TCP checksum verifies: the same bytes as G's checksum field.
+    EXPECT_EQ(ToHex(out[0].frame).substr(2 * (50 + 14 + 20 + 16), 4), "6b72");
+  }
+}
+
+TEST(OvsRecirc, SeededRecircBugBreaksInnerChecksum) {
+  ScopedFault f(Fault::kRecircResetsInnerOffsets);
+  for (bool csum : {false, true}) {
+    SCOPED_TRACE(csum ? "csum=true" : "csum=false");
+    auto br = MakeRecircGeneve(csum);
+    RxMeta meta{.l4 = CsumStatus::kPartial};
+    auto out = br->Receive("p0", FromHex(Replace(kG, "6b72", "dead")), meta);
+    bool correct = out.size() == 1 && ToHex(out[0].frame).substr(2 * (50 + 14 + 20 + 16), 4) == "6b72";
+    EXPECT_FALSE(correct);
+  }
+}
+
+}  // namespace
+}  // namespace offlab
+
+namespace offlab {
+namespace {
+
+// A composed packet with --bad-csum must carry a bad IP status, so decap
+// drops it without a software check (native_tnl_l3csum_err only).
+TEST(OvsCompose, BadCsumSetsBadStatus) {
+  for (bool fault : {false, true}) {
+    SCOPED_TRACE(fault ? "fault" : "fixed");
+    std::unique_ptr<ScopedFault> f;
+    if (fault) f = std::make_unique<ScopedFault>(Fault::kComposeBadCsumNoStatus);
+    Pipeline br;
+    br.AddPort({.name = "p1"});
+    br.AddPort({.name = "p2"});
+    TunnelConfig t;
+    bool v6;
+    t.ip_src = ParseIp("1.1.2.92", &v6);
+    t.ip_dst = ParseIp("1.1.2.88", &v6);
+    br.AddPort({.name = "t1", .tunnel = t, .underlay = "p2"});
+    br.AddFlow("in_port=p1,udp,tp_dst=4789,actions=tnl_pop:t1");
+    br.AddFlow("in_port=t1,actions=output:p2");
+    RxMeta meta{.bad_ip_csum = true};
+    auto out = br.Receive("p1", FromHex(Outer("bf4d") + kR3Inner), meta);
+    EXPECT_TRUE(out.empty());
+    EXPECT_EQ(br.counters().Get("native_tnl_l3csum_err"), 1u);
+    // Fixed: dropped on the flag alone. Seeded bug: unknown status, so checked first.
+    EXPECT_EQ(br.counters().Get("native_tnl_l3csum_checked"), fault ? 1u : 0u);
+  }
+}
+
+}  // namespace
+}  // namespace offlab

@@ -55,6 +55,7 @@ enum class ActionType : uint8_t {
   kSetL4Ports,
   kDecTtl,
   kSetEcnCe,
+  kTnlPush,  // encapsulate in place for tunnel port `port`; later actions see the result
   kTnlPop,
   kCt,
   kRecirc,    // re-parse and look up again in `table`

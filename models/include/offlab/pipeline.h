@@ -48,6 +48,9 @@ struct PipelineConfig {
 struct RxMeta {
   std::optional<CsumStatus> ip, l4;
   uint16_t tso_segsz = 0;
+  // As `netdev-dummy/receive ... --bad-csum` with a composed packet: the IPv4
+  // checksum is corrupted (XOR 1) and the IP status set bad.
+  bool bad_ip_csum = false;
 };
 
 // One frame put on the wire by a port's NIC.
