@@ -1,5 +1,6 @@
 # Writes a C++ source holding every profile file's text, keyed by file stem.
 set(body "// Generated from models/profiles/*.yaml; do not edit.\n#include <map>\n#include <string>\nnamespace offlab {\nconst std::map<std::string, std::string>& BuiltinProfileTexts() {\n  static const std::map<std::string, std::string> texts = {\n")
+string(REPLACE "|" ";" FILES "${FILES}")
 foreach(f ${FILES})
   get_filename_component(stem ${f} NAME_WE)
   file(READ ${f} text)

@@ -1,0 +1,26 @@
+// offlab._core: the compiled core. Private; the offlab package re-exports a
+// curated API.
+#include <pybind11/pybind11.h>
+
+#include "offlab/error.h"
+
+namespace py = pybind11;
+
+namespace offlab {
+void BindCore(py::module_& m);
+void BindPipeline(py::module_& m);
+}  // namespace offlab
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "offlab's compiled semantics core (private; use the offlab package).";
+  static py::exception<offlab::Error> error(m, "OfflabError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const offlab::Error& e) {
+      py::set_error(error, e.what());
+    }
+  });
+  offlab::BindCore(m);
+  offlab::BindPipeline(m);
+}

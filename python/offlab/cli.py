@@ -1,0 +1,114 @@
+"""The ``offlab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import _core
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from . import demo
+
+    return demo.main(args)
+
+
+def _cmd_profiles(args: argparse.Namespace) -> int:
+    if args.name is None:
+        print(f"{'name':<16} {'driver':<10} {'Gbit/s':>6}  tx capabilities")
+        for name in _core.builtin_profile_names():
+            p = _core.builtin_profile(name)
+            caps = _core.caps.to_string(p.tx_caps)
+            print(f"{name:<16} {p.driver:<10} {p.link_gbps:>6g}  {caps}")
+        return 0
+    p = (
+        _core.load_profile_file(args.name)
+        if args.name.endswith((".yaml", ".yml"))
+        else _core.builtin_profile(args.name)
+    )
+    print(f"{p.name}: {p.description} (driver {p.driver}, {p.link_gbps:g} Gbit/s)")
+    print(f"  tx: {_core.caps.to_string(p.tx_caps)}")
+    for kind in ("plain", "vxlan", "geneve", "gre"):
+        rx = getattr(p, f"rx_{kind}")
+        checks = [n for n in ("outer_ip", "outer_l4", "inner_ip", "inner_l4") if getattr(rx, n)]
+        print(f"  rx {kind:<7} validates: {', '.join(checks) or 'nothing'}")
+    for key, src in sorted(p.sources.items()):
+        print(f"  source {key}: {src}")
+    for note in p.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def _read_pcap(path: str) -> list[bytes]:
+    import dpkt
+
+    try:
+        with open(path, "rb") as f:
+            try:
+                reader = dpkt.pcap.Reader(f)
+            except ValueError:
+                f.seek(0)
+                reader = dpkt.pcapng.Reader(f)
+            return [bytes(buf) for _, buf in reader]
+    except (dpkt.NeedData, dpkt.UnpackError) as e:
+        raise _core.OfflabError(f"{path}: truncated or corrupt capture ({e})") from e
+
+
+def _cmd_dissect(args: argparse.Namespace) -> int:
+    if args.pcap:
+        frames = _read_pcap(args.pcap)
+    elif args.hex:
+        try:
+            frames = [bytes.fromhex("".join(args.hex))]
+        except ValueError as e:
+            raise _core.OfflabError(f"not a hex frame: {e}") from e
+    else:
+        raise _core.OfflabError("give a hex frame or --pcap FILE")
+    for i, frame in enumerate(frames):
+        if len(frames) > 1:
+            print(f"frame {i + 1}: {len(frame)} bytes")
+        print(_core.dissect(frame))
+    return 0
+
+
+def _cmd_faults(args: argparse.Namespace) -> int:
+    for name in _core.fault_names():
+        print(f"{name:<36} OVS {_core.fault_commit(name)}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="offlab", description="Checksum-offload semantics of an OVS-like datapath."
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("demo", help="run the built-in default job")
+    d.add_argument("-v", "--verbose", action="store_true", help="print every frame in hex")
+    d.set_defaults(func=_cmd_demo)
+    pr = sub.add_parser("profiles", help="list NIC profiles, or show one (name or .yaml file)")
+    pr.add_argument("name", nargs="?")
+    pr.set_defaults(func=_cmd_profiles)
+    ds = sub.add_parser("dissect", help="decode a frame and check every checksum")
+    ds.add_argument("hex", nargs="*", help="the frame in hex")
+    ds.add_argument("--pcap", help="a pcap or pcapng file")
+    ds.set_defaults(func=_cmd_dissect)
+    f = sub.add_parser("faults", help="list the seeded historical OVS bugs")
+    f.set_defaults(func=_cmd_faults)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (_core.OfflabError, OSError) as e:
+        print(f"offlab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for offlab: system packages, a Python virtual
+# environment (.venv) with the offlab package and its development tools, and
+# the C++ build (build/). Safe to run again: finished steps are skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build git pkg-config
+  libgtest-dev libyaml-cpp-dev
+  clang libclang-rt-14-dev clang-format
+  tshark
+  python3 python3-venv python3-dev
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || die "not root and sudo is missing: install ${APT_PACKAGES[*]}"
+  SUDO="sudo"
+fi
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "installing system packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q >/dev/null || die "apt-get update failed"
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \
+    || die "apt-get install failed for: ${missing[*]}"
+else
+  say "system packages present"
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv"
+  python3 -m venv .venv || die "python3 -m venv failed (is python3-venv installed?)"
+fi
+
+# Reinstall the package only when its sources changed since the last install.
+stamp=.venv/.offlab-installed
+digest=$(git ls-files -s -- pyproject.toml CMakeLists.txt models python 2>/dev/null | sha256sum | cut -d' ' -f1)
+if [ -z "$(git status --porcelain -- pyproject.toml CMakeLists.txt models python 2>/dev/null)" ] \
+   && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
+  say "offlab package up to date"
+else
+  say "installing the offlab package into .venv (builds the C++ core)"
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null || die "pip upgrade failed"
+  .venv/bin/python -m pip install -q ".[dev]" || die "pip install of offlab failed"
+  echo "$digest" > "$stamp"
+fi
+
+say "building the C++ tree in build/"
+cmake -S . -B build -G Ninja -DOFFLAB_WERROR=ON >/dev/null || die "cmake configure failed"
+cmake --build build >/dev/null || die "C++ build failed (run: cmake --build build)"
+say "done"

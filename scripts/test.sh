@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs every test: C++ (GoogleTest via ctest), Python (pytest), lint (ruff,
+# clang-format), and the libFuzzer target for a bounded time under ASan+UBSan.
+# Expects ./scripts/setup.sh to have run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZ_SECONDS=${OFFLAB_FUZZ_SECONDS:-60}
+failed=()
+step() { printf '\n== %s\n' "$*"; }
+run() { local name=$1; shift; if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; failed+=("$name"); fi; }
+
+[ -x .venv/bin/python ] && [ -d build ] || { echo "test: run ./scripts/setup.sh first" >&2; exit 2; }
+
+step "C++ build and unit tests"
+run "c++ build" cmake --build build
+run "ctest" ctest --test-dir build --output-on-failure --timeout 300 -j2
+
+step "Python tests"
+run "pytest" .venv/bin/python -m pytest -q
+
+step "Lint"
+run "ruff" .venv/bin/ruff check python tests/python
+mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'tests/cpp/*.cc' 'bench/*.cc' 'fuzz/*.cc' 'python/bindings/*.cc')
+run "clang-format" clang-format --dry-run --Werror "${cxx[@]}"
+
+step "Fuzzing parse + pipeline (${FUZZ_SECONDS}s, ASan+UBSan)"
+if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFFLAB_SANITIZE=ON \
+     -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_WERROR=ON >/dev/null \
+   && cmake --build build-fuzz >/dev/null; then
+  for target in build-fuzz/fuzz/*_fuzz; do
+    name=$(basename "$target")
+    corpus=$(mktemp -d)
+    [ -d "fuzz/corpus/$name" ] && cp -r "fuzz/corpus/$name/." "$corpus/"
+    run "$name" "$target" -max_total_time="$FUZZ_SECONDS" -print_final_stats=0 "$corpus" \
+      > "build-fuzz/$name.log" 2>&1 || tail -40 "build-fuzz/$name.log"
+    rm -rf "$corpus"
+  done
+else
+  echo "FAILED: fuzz build"; failed+=("fuzz build")
+fi
+
+echo
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "test: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "test: all passed"
