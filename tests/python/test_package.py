@@ -1,0 +1,103 @@
+"""The public package: curated API, bit layout, errors and the CLI's bad-input behaviour."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import offlab
+from offlab import Csum, CsumStatus, Level
+
+OFFLAB = [sys.executable, "-m", "offlab.cli"]
+
+
+def test_all_is_curated_and_private_core_not_exported() -> None:
+    assert "_core" not in offlab.__all__
+    for name in offlab.__all__:
+        assert hasattr(offlab, name), name
+
+
+def test_offloads_bits_match_ovs_layout() -> None:
+    # lib/dp-packet.h: L4_CKSUM_BAD=1<<3, IP_CKSUM_BAD=1<<4, IP_CKSUM_GOOD=1<<7,
+    # L4_CKSUM_GOOD=1<<8, L4_PROTO_TCP=1<<9, L4_PROTO_UDP=1<<10, TUNNEL_GENEVE=1<<11,
+    # TUNNEL_VXLAN=1<<12; inner = outer << 16.
+    o = offlab.Offloads()
+    o.set_status(Level.OUTER, Csum.IP, CsumStatus.GOOD)
+    assert o.word == 1 << 7
+    o.set_status(Level.OUTER, Csum.L4, CsumStatus.BAD)
+    assert o.word == (1 << 7) | (1 << 3)
+    o.set_status(Level.OUTER, Csum.L4, CsumStatus.PARTIAL)
+    assert o.word == (1 << 7) | (1 << 3) | (1 << 8)
+    o.set_status(Level.INNER, Csum.IP, CsumStatus.BAD)
+    assert o.word & (1 << 20)
+    o.tunnel = offlab.TunnelType.GRE
+    assert o.word & (1 << 11) and o.word & (1 << 12)
+    assert offlab.Offloads(1 << 9 | 1 << 10).l4_proto() == offlab.L4Proto.SCTP
+
+
+def test_packet_bytes_round_trip() -> None:
+    data = bytes(range(60))
+    p = offlab.Packet(data)
+    assert p.bytes() == data and len(p) == 60
+    assert p.l3_ofs is None
+
+
+def test_errors_are_offlab_errors() -> None:
+    br = offlab.Pipeline()
+    with pytest.raises(offlab.OfflabError, match="unknown NIC profile 'nope'"):
+        br.add_port("p1", profile="nope")
+    br.add_port("p1")
+    with pytest.raises(offlab.OfflabError, match="unknown option"):
+        br.add_port("p2", options={"ol_bogus": "true"})
+    with pytest.raises(offlab.OfflabError, match="unknown action"):
+        br.add_flow("in_port=p1,actions=explode")
+    with pytest.raises(ValueError):
+        br.add_flow("in_port=p9,actions=drop")
+    with pytest.raises(offlab.OfflabError, match="unknown fault"):
+        offlab.enable_fault("no-such-bug")
+
+
+def test_scapy_round_trip() -> None:
+    scapy = pytest.importorskip("scapy.all")
+    pkt = scapy.Ether() / scapy.IP(dst="10.0.0.1") / scapy.TCP(dport=80)
+    p = offlab.from_scapy(pkt)
+    assert offlab.to_scapy(p)[scapy.TCP].dport == 80
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["dissect", "zz"], "not a hex frame"),
+        (["dissect", "--pcap", "/nonexistent.pcap"], "No such file"),
+        (["profiles", "nope"], "unknown NIC profile"),
+        (["profiles", "/nonexistent/x.yaml"], "cannot be read"),
+        (["dissect"], "give a hex frame"),
+    ],
+)
+def test_cli_bad_input_one_line_error(args: list[str], needle: str) -> None:
+    r = subprocess.run([*OFFLAB, *args], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert needle in r.stderr
+    assert r.stderr.strip().count("\n") == 0
+    assert r.stdout == ""
+
+
+def test_cli_truncated_pcap(tmp_path: pytest.TempPathFactory) -> None:
+    path = tmp_path / "t.pcap"  # type: ignore[operator]
+    # A valid pcap global header followed by half a record header.
+    path.write_bytes(
+        bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000") + b"\x00" * 6
+    )
+    r = subprocess.run([*OFFLAB, "dissect", "--pcap", str(path)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode in (0, 2)
+    assert "Traceback" not in r.stderr
+
+
+def test_demo_reproduces_ovs() -> None:
+    r = subprocess.run([*OFFLAB, "demo"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "25/25 output frames byte-identical" in r.stdout
