@@ -26,8 +26,10 @@ namespace {
 // Ethernet/IPv4/TCP with `payload` bytes, as a guest hands it over: checksums
 // partial, TSO when larger than one MSS.
 Packet GuestPacket(size_t payload, uint16_t mss) {
-  Bytes f = FromHex("0a8f394fe0738abf7e2f05840800" "4500000000004000400600000a0000010a000002"
-                    "d4781451000000010000000150100200 00000000");
+  Bytes f = FromHex(
+      "0a8f394fe0738abf7e2f05840800"
+      "4500000000004000400600000a0000010a000002"
+      "d4781451000000010000000150100200 00000000");
   f.resize(f.size() + payload, 0x5a);
   PutBe16(&f[16], static_cast<uint16_t>(f.size() - 14));
   Packet p(f);

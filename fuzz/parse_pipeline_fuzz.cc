@@ -22,7 +22,8 @@ std::unique_ptr<Pipeline> MakePipeline(TunnelType type, bool ipv6, bool csum, ui
   const char* rx[] = {"good", "bad", "partial"};
   PortConfig p1{.name = "p1"};
   if (opts & 3) p1.options[std::string("ol_l4_rx_csum_set_") + rx[(opts & 3) - 1]] = "true";
-  if ((opts >> 2) & 3) p1.options[std::string("ol_ip_rx_csum_set_") + rx[((opts >> 2) & 3) - 1]] = "true";
+  if ((opts >> 2) & 3)
+    p1.options[std::string("ol_ip_rx_csum_set_") + rx[((opts >> 2) & 3) - 1]] = "true";
   br->AddPort(p1);
   PortConfig p2{.name = "p2"};
   if (opts & 0x10) p2.options["ol_l4_tx_csum"] = "true";
@@ -45,7 +46,8 @@ std::unique_ptr<Pipeline> MakePipeline(TunnelType type, bool ipv6, bool csum, ui
   br->AddFlow("priority=290,in_port=p1,dl_type=0x0800,nw_proto=47,actions=tnl_pop:t1");
   br->AddFlow("priority=200,in_port=t1,actions=mod_nw_ttl:9,output:p3,recirc:1");
   br->AddFlow("table=1,actions=output:p2");
-  br->AddFlow("priority=100,in_port=p1,tcp,actions=mod_tp_dst:2222,mod_nw_dst:192.168.1.1,output:t1");
+  br->AddFlow(
+      "priority=100,in_port=p1,tcp,actions=mod_tp_dst:2222,mod_nw_dst:192.168.1.1,output:t1");
   br->AddFlow("priority=100,in_port=p1,udp,actions=mod_tp_src:1,output:t1,output:p2");
   br->AddFlow("priority=100,in_port=p1,tcp6,actions=set_field:2001:db8::9->ipv6_dst,output:t1");
   br->AddFlow("priority=90,in_port=p1,sctp,actions=mod_tp_dst:9,output:p2");

@@ -12,9 +12,9 @@ Bytes FromHex(const std::string& hex) {
   for (char c : hex) {
     if (std::isspace(static_cast<unsigned char>(c))) continue;
     int v = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-            : (c >= 'a' && c <= 'f')                   ? c - 'a' + 10
-            : (c >= 'A' && c <= 'F')                   ? c - 'A' + 10
-                                                       : -1;
+            : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
+                                                        : -1;
     if (v < 0) throw Error(std::string("hex: invalid character '") + c + "'");
     if (hi < 0) {
       hi = v;

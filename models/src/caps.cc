@@ -5,10 +5,9 @@
 namespace offlab {
 
 namespace {
-constexpr const char* kNames[] = {"ipv4_cksum",     "tcp_cksum",      "udp_cksum",
-                                  "sctp_cksum",     "tcp_tso",        "vxlan_tnl_tso",
-                                  "geneve_tnl_tso", "outer_ip_cksum", "outer_udp_cksum",
-                                  "gre_tnl_tso"};
+constexpr const char* kNames[] = {
+    "ipv4_cksum",    "tcp_cksum",      "udp_cksum",      "sctp_cksum",      "tcp_tso",
+    "vxlan_tnl_tso", "geneve_tnl_tso", "outer_ip_cksum", "outer_udp_cksum", "gre_tnl_tso"};
 }
 
 std::string CapsToString(uint32_t caps) {

@@ -22,8 +22,7 @@ int UpperProtocol(const Packet& p, uint16_t l3_ofs, uint16_t l4_ofs) {
     if (nh == hdr::kProtoFragment) {
       nh = d[q];
       q += 8;
-    } else if (nh == hdr::kProtoHopByHop || nh == hdr::kProtoRouting ||
-               nh == hdr::kProtoDestOpts) {
+    } else if (nh == hdr::kProtoHopByHop || nh == hdr::kProtoRouting || nh == hdr::kProtoDestOpts) {
       uint8_t next = d[q];
       q += (d[q + 1] + 1u) * 8u;
       nh = next;

@@ -30,9 +30,8 @@ std::string Ip4(const uint8_t* a) {
 
 std::string Ip6(const uint8_t* a) {
   char s[48];
-  std::snprintf(s, sizeof s, "%x:%x:%x:%x:%x:%x:%x:%x", GetBe16(a), GetBe16(a + 2),
-                GetBe16(a + 4), GetBe16(a + 6), GetBe16(a + 8), GetBe16(a + 10), GetBe16(a + 12),
-                GetBe16(a + 14));
+  std::snprintf(s, sizeof s, "%x:%x:%x:%x:%x:%x:%x:%x", GetBe16(a), GetBe16(a + 2), GetBe16(a + 4),
+                GetBe16(a + 6), GetBe16(a + 8), GetBe16(a + 10), GetBe16(a + 12), GetBe16(a + 14));
   return s;
 }
 
@@ -88,15 +87,18 @@ bool Transport(Cursor& c, size_t ofs, size_t len, uint8_t proto, int depth, bool
     case hdr::kProtoUdp: {
       if (len < hdr::kUdpLen) return c.Fail("udp: header truncated");
       uint16_t sport = GetBe16(t), dport = GetBe16(t + 2), ulen = GetBe16(t + 4);
-      c.out->layers.push_back({"udp", depth, ofs, hdr::kUdpLen,
-                               std::to_string(sport) + " > " + std::to_string(dport) + " len " +
-                                   std::to_string(ulen)});
-      if (ulen != len) c.Fail("udp: length " + std::to_string(ulen) + " != IP payload " + std::to_string(len));
+      c.out->layers.push_back(
+          {"udp", depth, ofs, hdr::kUdpLen,
+           std::to_string(sport) + " > " + std::to_string(dport) + " len " + std::to_string(ulen)});
+      if (ulen != len)
+        c.Fail("udp: length " + std::to_string(ulen) + " != IP payload " + std::to_string(len));
       uint16_t v = GetBe16(t + hdr::kUdpCsumOfs);
       uint16_t e = expected16(hdr::kUdpCsumOfs, pseudo(proto));
       if (e == 0) e = 0xffff;
       AddCsum(*c.out, "udp", depth, ofs + hdr::kUdpCsumOfs, v, e,
-              v == 0 ? Verdict::kAbsent : v == e ? Verdict::kCorrect : Verdict::kIncorrect);
+              v == 0   ? Verdict::kAbsent
+              : v == e ? Verdict::kCorrect
+                       : Verdict::kIncorrect);
       const size_t in = ofs + hdr::kUdpLen, in_len = len - hdr::kUdpLen;
       if (dport == hdr::kVxlanPort) {
         if (in_len < hdr::kVxlanLen) return c.Fail("vxlan: header truncated");
@@ -110,8 +112,8 @@ bool Transport(Cursor& c, size_t ofs, size_t len, uint8_t proto, int depth, bool
         if (in_len < hdr::kGeneveBaseLen + opt) return c.Fail("geneve: options truncated");
         uint16_t type = GetBe16(c.d + in + 2);
         c.out->layers.push_back({"geneve", depth, in, hdr::kGeneveBaseLen + opt,
-                                 "vni " + std::to_string(GetBe32(c.d + in + 4) >> 8) +
-                                     " options " + std::to_string(opt) + " B"});
+                                 "vni " + std::to_string(GetBe32(c.d + in + 4) >> 8) + " options " +
+                                     std::to_string(opt) + " B"});
         if (type != hdr::kEthTypeTeb) return true;
         return Ethernet(c, in + hdr::kGeneveBaseLen + opt, depth + 1);
       }
@@ -119,8 +121,9 @@ bool Transport(Cursor& c, size_t ofs, size_t len, uint8_t proto, int depth, bool
     }
     case hdr::kProtoSctp: {
       if (len < hdr::kSctpLen) return c.Fail("sctp: header truncated");
-      c.out->layers.push_back({"sctp", depth, ofs, hdr::kSctpLen,
-                               std::to_string(GetBe16(t)) + " > " + std::to_string(GetBe16(t + 2))});
+      c.out->layers.push_back(
+          {"sctp", depth, ofs, hdr::kSctpLen,
+           std::to_string(GetBe16(t)) + " > " + std::to_string(GetBe16(t + 2))});
       Bytes copy(t, t + len);
       uint32_t v = GetBe32(t + hdr::kSctpCsumOfs);
       PutBe32(copy.data() + hdr::kSctpCsumOfs, 0);
@@ -150,7 +153,8 @@ bool Transport(Cursor& c, size_t ofs, size_t len, uint8_t proto, int depth, bool
       size_t q = 4;
       if (flags & hdr::kGreFlagC) {
         uint16_t v = GetBe16(t + 4), e = expected16(4, 0);
-        AddCsum(*c.out, "gre", depth, ofs + 4, v, e, v == e ? Verdict::kCorrect : Verdict::kIncorrect);
+        AddCsum(*c.out, "gre", depth, ofs + 4, v, e,
+                v == e ? Verdict::kCorrect : Verdict::kIncorrect);
         q += 4;
       }
       if (flags & hdr::kGreFlagK) {
@@ -182,14 +186,14 @@ bool Ip(Cursor& c, size_t ofs, uint16_t type, int depth) {
     uint16_t fo = GetBe16(ip + 6);
     c.out->layers.push_back({"ipv4", depth, ofs, ihl,
                              Ip4(ip + 12) + " > " + Ip4(ip + 16) + " proto " +
-                                 std::to_string(ip[9]) + " ttl " + std::to_string(ip[8]) +
-                                 " len " + std::to_string(tot) +
-                                 ((fo & 0x3fff) ? " fragment" : "")});
+                                 std::to_string(ip[9]) + " ttl " + std::to_string(ip[8]) + " len " +
+                                 std::to_string(tot) + ((fo & 0x3fff) ? " fragment" : "")});
     Bytes h(ip, ip + ihl);
     uint16_t v = GetBe16(ip + 10);
     PutBe16(h.data() + 10, 0);
     uint16_t e = csum::Compute(h.data(), ihl);
-    AddCsum(*c.out, "ipv4", depth, ofs + 10, v, e, v == e ? Verdict::kCorrect : Verdict::kIncorrect);
+    AddCsum(*c.out, "ipv4", depth, ofs + 10, v, e,
+            v == e ? Verdict::kCorrect : Verdict::kIncorrect);
     if (tot < ihl || tot > avail) {
       return c.Fail("ipv4: total length " + std::to_string(tot) + " inconsistent with frame");
     }
@@ -229,18 +233,20 @@ bool Ip(Cursor& c, size_t ofs, uint16_t type, int depth) {
 }
 
 bool Ethernet(Cursor& c, size_t ofs, int depth) {
-  if (ofs > c.len || c.len - ofs < hdr::kEthLen) return c.Fail("ethernet: frame shorter than 14 bytes");
+  if (ofs > c.len || c.len - ofs < hdr::kEthLen)
+    return c.Fail("ethernet: frame shorter than 14 bytes");
   const uint8_t* e = c.d + ofs;
   char mac[64];
   std::snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x > %02x:%02x:%02x:%02x:%02x:%02x",
                 e[6], e[7], e[8], e[9], e[10], e[11], e[0], e[1], e[2], e[3], e[4], e[5]);
   uint16_t type = GetBe16(e + 12);
   size_t p = ofs + hdr::kEthLen;
-  c.out->layers.push_back({"eth", depth, ofs, hdr::kEthLen, std::string(mac) + " type " + Hex16(type)});
+  c.out->layers.push_back(
+      {"eth", depth, ofs, hdr::kEthLen, std::string(mac) + " type " + Hex16(type)});
   while (type == hdr::kEthTypeVlan || type == hdr::kEthTypeQinQ) {
     if (c.len - p < hdr::kVlanLen) return c.Fail("vlan: tag truncated");
-    c.out->layers.push_back({"vlan", depth, p - 2, hdr::kVlanLen,
-                             "vid " + std::to_string(GetBe16(c.d + p) & 0xfff)});
+    c.out->layers.push_back(
+        {"vlan", depth, p - 2, hdr::kVlanLen, "vid " + std::to_string(GetBe16(c.d + p) & 0xfff)});
     type = GetBe16(c.d + p + 2);
     p += hdr::kVlanLen;
   }
@@ -252,10 +258,14 @@ bool Ethernet(Cursor& c, size_t ofs, int depth) {
 
 const char* ToString(Verdict v) {
   switch (v) {
-    case Verdict::kCorrect: return "ok";
-    case Verdict::kIncorrect: return "BAD";
-    case Verdict::kAbsent: return "none";
-    case Verdict::kNotChecked: return "unchecked";
+    case Verdict::kCorrect:
+      return "ok";
+    case Verdict::kIncorrect:
+      return "BAD";
+    case Verdict::kAbsent:
+      return "none";
+    case Verdict::kNotChecked:
+      return "unchecked";
   }
   return "?";
 }

@@ -39,11 +39,13 @@ PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters,
     any_tnl_tso |= p.tso_segsz != 0 && p.offloads.tunnelled();
   }
   if (any_tso && !(caps & cap::kTcpTso)) {
-    batch = SegmentAll(batch, [&](const Packet& p) { return Gso(p, counters); }, counters, errors);
+    batch = SegmentAll(
+        batch, [&](const Packet& p) { return Gso(p, counters); }, counters, errors);
   } else if (any_tnl_tso && !(caps & cap::kTnlTsoAny)) {
-    batch = SegmentAll(batch, [&](const Packet& p) {
-      return p.offloads.tunnelled() ? Gso(p, counters) : PacketBatch{p};
-    }, counters, errors);
+    batch = SegmentAll(
+        batch,
+        [&](const Packet& p) { return p.offloads.tunnelled() ? Gso(p, counters) : PacketBatch{p}; },
+        counters, errors);
   } else if (any_tso && !(caps & cap::kOuterUdpCksum)) {
     for (const Packet& p : batch) {
       try {

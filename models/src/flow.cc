@@ -56,12 +56,12 @@ void ParseCtState(const std::string& v, Match& m) {
     size_t j = i + 1;
     while (j < v.size() && v[j] != '+' && v[j] != '-') j++;
     std::string f = v.substr(i + 1, j - i - 1);
-    uint32_t bit = f == "new"   ? ct::kNew
-                   : f == "est" ? ct::kEstablished
-                   : f == "rel" ? ct::kRelated
-                   : f == "rpl" ? ct::kReplyDir
-                   : f == "inv" ? ct::kInvalid
-                   : f == "trk" ? ct::kTracked
+    uint32_t bit = f == "new"    ? ct::kNew
+                   : f == "est"  ? ct::kEstablished
+                   : f == "rel"  ? ct::kRelated
+                   : f == "rpl"  ? ct::kReplyDir
+                   : f == "inv"  ? ct::kInvalid
+                   : f == "trk"  ? ct::kTracked
                    : f == "snat" ? ct::kSrcNat
                    : f == "dnat" ? ct::kDstNat
                                  : 0;
@@ -177,8 +177,8 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
     act.table = static_cast<uint8_t>(ParseNumber(arg("recirc:"), 254, "recirc"));
   } else if (starts("resubmit(,") && a.back() == ')') {
     act.type = ActionType::kResubmit;
-    act.table = static_cast<uint8_t>(
-        ParseNumber(a.substr(10, a.size() - 11), 254, "resubmit table"));
+    act.table =
+        static_cast<uint8_t>(ParseNumber(a.substr(10, a.size() - 11), 254, "resubmit table"));
   } else if (starts("ct(") && a.back() == ')') {
     act.type = ActionType::kCt;
     for (const std::string& part : SplitTopLevel(a.substr(3, a.size() - 4), ',')) {
@@ -233,8 +233,8 @@ MacAddr ParseMac(const std::string& s) {
 }
 
 bool Match::simple() const {
-  return !nw_proto && !nw_src && !nw_dst && !tp_src && !tp_dst && !tun_id && !tun_src &&
-         !tun_dst && !ct_state_mask && !ct_zone && table == 0;
+  return !nw_proto && !nw_src && !nw_dst && !tp_src && !tp_dst && !tun_id && !tun_src && !tun_dst &&
+         !ct_state_mask && !ct_zone && table == 0;
 }
 
 bool Match::Matches(const FlowKey& key, const PacketMetadata& md) const {
@@ -267,35 +267,59 @@ Rule ParseRule(const std::string& text, const PortResolver& ports) {
       r.match.dl_type = dl;
       if (nw) r.match.nw_proto = nw;
     };
-    if (k == "ip") proto(hdr::kEthTypeIpv4, 0);
-    else if (k == "ipv6") proto(hdr::kEthTypeIpv6, 0);
-    else if (k == "tcp") proto(hdr::kEthTypeIpv4, hdr::kProtoTcp);
-    else if (k == "udp") proto(hdr::kEthTypeIpv4, hdr::kProtoUdp);
-    else if (k == "sctp") proto(hdr::kEthTypeIpv4, hdr::kProtoSctp);
-    else if (k == "icmp") proto(hdr::kEthTypeIpv4, hdr::kProtoIcmp);
-    else if (k == "tcp6") proto(hdr::kEthTypeIpv6, hdr::kProtoTcp);
-    else if (k == "udp6") proto(hdr::kEthTypeIpv6, hdr::kProtoUdp);
-    else if (k == "sctp6") proto(hdr::kEthTypeIpv6, hdr::kProtoSctp);
-    else if (k == "icmp6") proto(hdr::kEthTypeIpv6, hdr::kProtoIcmpv6);
-    else if (k == "priority") r.priority = static_cast<int>(ParseNumber(v, 65535, k));
-    else if (k == "table") r.match.table = static_cast<uint8_t>(ParseNumber(v, 254, k));
-    else if (k == "in_port") r.match.in_port = ports(v);
-    else if (k == "dl_type") r.match.dl_type = static_cast<uint16_t>(ParseNumber(v, 0xffff, k));
-    else if (k == "nw_proto") r.match.nw_proto = static_cast<uint8_t>(ParseNumber(v, 255, k));
-    else if (k == "nw_src" || k == "ipv6_src") r.match.nw_src = ParseIp(v, &v6);
-    else if (k == "nw_dst" || k == "ipv6_dst") r.match.nw_dst = ParseIp(v, &v6);
+    if (k == "ip")
+      proto(hdr::kEthTypeIpv4, 0);
+    else if (k == "ipv6")
+      proto(hdr::kEthTypeIpv6, 0);
+    else if (k == "tcp")
+      proto(hdr::kEthTypeIpv4, hdr::kProtoTcp);
+    else if (k == "udp")
+      proto(hdr::kEthTypeIpv4, hdr::kProtoUdp);
+    else if (k == "sctp")
+      proto(hdr::kEthTypeIpv4, hdr::kProtoSctp);
+    else if (k == "icmp")
+      proto(hdr::kEthTypeIpv4, hdr::kProtoIcmp);
+    else if (k == "tcp6")
+      proto(hdr::kEthTypeIpv6, hdr::kProtoTcp);
+    else if (k == "udp6")
+      proto(hdr::kEthTypeIpv6, hdr::kProtoUdp);
+    else if (k == "sctp6")
+      proto(hdr::kEthTypeIpv6, hdr::kProtoSctp);
+    else if (k == "icmp6")
+      proto(hdr::kEthTypeIpv6, hdr::kProtoIcmpv6);
+    else if (k == "priority")
+      r.priority = static_cast<int>(ParseNumber(v, 65535, k));
+    else if (k == "table")
+      r.match.table = static_cast<uint8_t>(ParseNumber(v, 254, k));
+    else if (k == "in_port")
+      r.match.in_port = ports(v);
+    else if (k == "dl_type")
+      r.match.dl_type = static_cast<uint16_t>(ParseNumber(v, 0xffff, k));
+    else if (k == "nw_proto")
+      r.match.nw_proto = static_cast<uint8_t>(ParseNumber(v, 255, k));
+    else if (k == "nw_src" || k == "ipv6_src")
+      r.match.nw_src = ParseIp(v, &v6);
+    else if (k == "nw_dst" || k == "ipv6_dst")
+      r.match.nw_dst = ParseIp(v, &v6);
     else if (k == "tp_src" || k == "tcp_src" || k == "udp_src")
       r.match.tp_src = static_cast<uint16_t>(ParseNumber(v, 65535, k));
     else if (k == "tp_dst" || k == "tcp_dst" || k == "udp_dst")
       r.match.tp_dst = static_cast<uint16_t>(ParseNumber(v, 65535, k));
-    else if (k == "tun_id") r.match.tun_id = static_cast<uint32_t>(ParseNumber(v, 0xffffffff, k));
-    else if (k == "tun_src" || k == "tun_ipv6_src") r.match.tun_src = ParseIp(v, &v6);
-    else if (k == "tun_dst" || k == "tun_ipv6_dst") r.match.tun_dst = ParseIp(v, &v6);
-    else if (k == "ct_state") ParseCtState(v, r.match);
-    else if (k == "ct_zone") r.match.ct_zone = static_cast<uint16_t>(ParseNumber(v, 65535, k));
-    else throw Error("flow '" + text + "': unknown match field '" + k + "'");
+    else if (k == "tun_id")
+      r.match.tun_id = static_cast<uint32_t>(ParseNumber(v, 0xffffffff, k));
+    else if (k == "tun_src" || k == "tun_ipv6_src")
+      r.match.tun_src = ParseIp(v, &v6);
+    else if (k == "tun_dst" || k == "tun_ipv6_dst")
+      r.match.tun_dst = ParseIp(v, &v6);
+    else if (k == "ct_state")
+      ParseCtState(v, r.match);
+    else if (k == "ct_zone")
+      r.match.ct_zone = static_cast<uint16_t>(ParseNumber(v, 65535, k));
+    else
+      throw Error("flow '" + text + "': unknown match field '" + k + "'");
   }
-  for (const std::string& a : SplitTopLevel(actions, ',')) r.actions.push_back(ParseAction(a, ports));
+  for (const std::string& a : SplitTopLevel(actions, ','))
+    r.actions.push_back(ParseAction(a, ports));
   if (r.actions.empty()) throw Error("flow '" + text + "': no actions");
   return r;
 }

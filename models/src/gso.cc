@@ -13,9 +13,9 @@ namespace offlab {
 namespace {
 
 struct TsoLayout {
-  uint16_t tcp_ofs = kNoOffset;   // the segmented TCP header
+  uint16_t tcp_ofs = kNoOffset;  // the segmented TCP header
   uint16_t tcp_l3_ofs = kNoOffset;
-  size_t hdr_len = 0;             // all headers up to the TCP payload
+  size_t hdr_len = 0;  // all headers up to the TCP payload
   size_t payload = 0;
   Level tcp_level = Level::kOuter;
 };

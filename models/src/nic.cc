@@ -18,20 +18,28 @@ namespace {
 
 uint32_t ProtoCap(L4Proto proto) {
   switch (proto) {
-    case L4Proto::kTcp: return cap::kTcpCksum;
-    case L4Proto::kUdp: return cap::kUdpCksum;
-    case L4Proto::kSctp: return cap::kSctpCksum;
-    case L4Proto::kNone: return 0;
+    case L4Proto::kTcp:
+      return cap::kTcpCksum;
+    case L4Proto::kUdp:
+      return cap::kUdpCksum;
+    case L4Proto::kSctp:
+      return cap::kSctpCksum;
+    case L4Proto::kNone:
+      return 0;
   }
   return 0;
 }
 
 uint32_t TnlTsoCap(TunnelType t) {
   switch (t) {
-    case TunnelType::kVxlan: return cap::kVxlanTnlTso;
-    case TunnelType::kGeneve: return cap::kGeneveTnlTso;
-    case TunnelType::kGre: return cap::kGreTnlTso;
-    case TunnelType::kNone: return 0;
+    case TunnelType::kVxlan:
+      return cap::kVxlanTnlTso;
+    case TunnelType::kGeneve:
+      return cap::kGeneveTnlTso;
+    case TunnelType::kGre:
+      return cap::kGreTnlTso;
+    case TunnelType::kNone:
+      return 0;
   }
   return 0;
 }
@@ -158,7 +166,7 @@ Packet NicReceive(const Bytes& frame, const NicProfile& profile, RxStatus* statu
       uint32_t field = GetBe32(copy.data() + hdr::kSctpCsumOfs);
       PutBe32(copy.data() + hdr::kSctpCsumOfs, 0);
       return __builtin_bswap32(csum::Crc32c(copy.data(), len)) == field ? CsumStatus::kGood
-                                                                         : CsumStatus::kBad;
+                                                                        : CsumStatus::kBad;
     }
     return CsumStatus::kUnknown;
   };
@@ -220,8 +228,10 @@ TcpView View(Packet& p, TunnelType tunnel) {
   const uint8_t* d = p.data();
   auto add = [&](size_t ofs, size_t n) { v.key.append(reinterpret_cast<const char*>(d + ofs), n); };
   auto add_ip = [&](uint16_t ip) {
-    if ((d[ip] >> 4) == 4) add(ip + hdr::kIpv4SrcOfs, 8);
-    else add(ip + hdr::kIpv6SrcOfs, 32);
+    if ((d[ip] >> 4) == 4)
+      add(ip + hdr::kIpv4SrcOfs, 8);
+    else
+      add(ip + hdr::kIpv6SrcOfs, 32);
   };
   add_ip(p.l3_ofs);
   if (tunnel != TunnelType::kNone) {
@@ -297,12 +307,11 @@ PacketBatch Coalesce(const std::vector<std::pair<Packet, RxStatus>>& frames, siz
     s.frames_in++;
     Packet p = frame;
     TcpView v = View(p, st.tunnel);
-    bool validated =
-        st.tunnel == TunnelType::kNone
-            ? st.l4 == CsumStatus::kGood
-            : st.inner_l4 == CsumStatus::kGood ||
-                  (st.tunnel != TunnelType::kGre && st.l4 == CsumStatus::kGood &&
-                   GetBe16(p.data() + p.l4_ofs + hdr::kUdpCsumOfs) != 0);
+    bool validated = st.tunnel == TunnelType::kNone
+                         ? st.l4 == CsumStatus::kGood
+                         : st.inner_l4 == CsumStatus::kGood ||
+                               (st.tunnel != TunnelType::kGre && st.l4 == CsumStatus::kGood &&
+                                GetBe16(p.data() + p.l4_ofs + hdr::kUdpCsumOfs) != 0);
     bool mergeable = v.ok && v.payload > 0 && !(v.flags & ~(hdr::kTcpAck | hdr::kTcpPsh));
     if (v.ok && !validated) s.not_validated++;
     if (!mergeable || !validated) {
@@ -333,7 +342,11 @@ PacketBatch Coalesce(const std::vector<std::pair<Packet, RxStatus>>& frames, siz
       }
       flush(it);
     }
-    Aggregate a{p, v, st.tunnel, 1, v.seq + static_cast<uint32_t>(v.payload),
+    Aggregate a{p,
+                v,
+                st.tunnel,
+                1,
+                v.seq + static_cast<uint32_t>(v.payload),
                 (v.flags & hdr::kTcpPsh) != 0};
     a.pkt.Resize(v.hdr_len + v.payload);  // drop Ethernet padding
     open.emplace(v.key, std::move(a));

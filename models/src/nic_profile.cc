@@ -15,10 +15,9 @@ const std::map<std::string, std::string>& BuiltinProfileTexts();
 
 namespace {
 
-constexpr const char* kCapNames[] = {"ipv4_cksum",     "tcp_cksum",      "udp_cksum",
-                                     "sctp_cksum",     "tcp_tso",        "vxlan_tnl_tso",
-                                     "geneve_tnl_tso", "outer_ip_cksum", "outer_udp_cksum",
-                                     "gre_tnl_tso"};
+constexpr const char* kCapNames[] = {
+    "ipv4_cksum",    "tcp_cksum",      "udp_cksum",      "sctp_cksum",      "tcp_tso",
+    "vxlan_tnl_tso", "geneve_tnl_tso", "outer_ip_cksum", "outer_udp_cksum", "gre_tnl_tso"};
 
 class Reader {
  public:
@@ -80,7 +79,8 @@ class Reader {
     v.outer_l4 = As<bool>(Need(n, "outer_l4", path), path + ".outer_l4");
     v.inner_ip = n["inner_ip"] ? As<bool>(n["inner_ip"], path + ".inner_ip") : false;
     v.inner_l4 = n["inner_l4"] ? As<bool>(n["inner_l4"], path + ".inner_l4") : false;
-    if (kind == "plain" && (v.inner_ip || v.inner_l4)) Fail(path + " cannot validate inner headers");
+    if (kind == "plain" && (v.inner_ip || v.inner_l4))
+      Fail(path + " cannot validate inner headers");
     return v;
   }
 
@@ -92,10 +92,14 @@ class Reader {
 
 const RxValidation& NicProfile::rx_for(TunnelType t) const {
   switch (t) {
-    case TunnelType::kVxlan: return rx_vxlan;
-    case TunnelType::kGeneve: return rx_geneve;
-    case TunnelType::kGre: return rx_gre;
-    case TunnelType::kNone: break;
+    case TunnelType::kVxlan:
+      return rx_vxlan;
+    case TunnelType::kGeneve:
+      return rx_geneve;
+    case TunnelType::kGre:
+      return rx_gre;
+    case TunnelType::kNone:
+      break;
   }
   return rx_plain;
 }

@@ -6,30 +6,42 @@ namespace offlab {
 
 const char* ToString(CsumStatus s) {
   switch (s) {
-    case CsumStatus::kUnknown: return "unknown";
-    case CsumStatus::kBad: return "bad";
-    case CsumStatus::kGood: return "good";
-    case CsumStatus::kPartial: return "partial";
+    case CsumStatus::kUnknown:
+      return "unknown";
+    case CsumStatus::kBad:
+      return "bad";
+    case CsumStatus::kGood:
+      return "good";
+    case CsumStatus::kPartial:
+      return "partial";
   }
   return "?";
 }
 
 const char* ToString(L4Proto p) {
   switch (p) {
-    case L4Proto::kNone: return "none";
-    case L4Proto::kTcp: return "tcp";
-    case L4Proto::kUdp: return "udp";
-    case L4Proto::kSctp: return "sctp";
+    case L4Proto::kNone:
+      return "none";
+    case L4Proto::kTcp:
+      return "tcp";
+    case L4Proto::kUdp:
+      return "udp";
+    case L4Proto::kSctp:
+      return "sctp";
   }
   return "?";
 }
 
 const char* ToString(TunnelType t) {
   switch (t) {
-    case TunnelType::kNone: return "none";
-    case TunnelType::kGeneve: return "geneve";
-    case TunnelType::kVxlan: return "vxlan";
-    case TunnelType::kGre: return "gre";
+    case TunnelType::kNone:
+      return "none";
+    case TunnelType::kGeneve:
+      return "geneve";
+    case TunnelType::kVxlan:
+      return "vxlan";
+    case TunnelType::kGre:
+      return "gre";
   }
   return "?";
 }

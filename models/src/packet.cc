@@ -11,8 +11,7 @@ Packet::Packet(const uint8_t* data, size_t len, size_t headroom)
 }
 
 void Packet::ShiftOffsets(long delta) {
-  for (uint16_t* ofs :
-       {&l2_5_ofs, &l3_ofs, &l4_ofs, &inner_l2_ofs, &inner_l3_ofs, &inner_l4_ofs}) {
+  for (uint16_t* ofs : {&l2_5_ofs, &l3_ofs, &l4_ofs, &inner_l2_ofs, &inner_l3_ofs, &inner_l4_ofs}) {
     if (*ofs == kNoOffset) continue;
     long v = static_cast<long>(*ofs) + delta;
     *ofs = (v < 0 || v >= kNoOffset) ? kNoOffset : static_cast<uint16_t>(v);

@@ -187,14 +187,13 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
 void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
   if (depth > cfg_.max_recirculation) {
     counters_.Inc("datapath_drop_recursion_too_deep");
-    events_.push_back("drop: recirculation deeper than " +
-                      std::to_string(cfg_.max_recirculation));
+    events_.push_back("drop: recirculation deeper than " + std::to_string(cfg_.max_recirculation));
     return;
   }
   // The simple-match path applies when every rule for this in_port matches
   // on in_port alone, so the fast parser's key suffices.
-  bool simple = cfg_.simple_match && table == 0 && p.md.recirc_id == 0 &&
-                !p.md.tunnel.present && reparse;
+  bool simple =
+      cfg_.simple_match && table == 0 && p.md.recirc_id == 0 && !p.md.tunnel.present && reparse;
   if (simple) {
     bool any = false;
     for (const Rule& r : rules_) {
@@ -222,8 +221,7 @@ void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
   }
   if (!hit) {
     counters_.Inc("datapath_drop_no_rule");
-    events_.push_back("drop: no rule in table " + std::to_string(table) + " for " +
-                      key.ToString());
+    events_.push_back("drop: no rule in table " + std::to_string(table) + " for " + key.ToString());
     return;
   }
   Execute(p, hit->actions, depth);
@@ -324,7 +322,8 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
       counters_.Inc("offlab_nic_violation");
       events_.push_back("nic " + port.cfg.name + ": " + v);
     }
-    for (const Packet& f : frames) sent_.push_back({port.cfg.name, f.bytes(), q.offloads, q.tso_segsz});
+    for (const Packet& f : frames)
+      sent_.push_back({port.cfg.name, f.bytes(), q.offloads, q.tso_segsz});
   }
 }
 

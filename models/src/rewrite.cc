@@ -154,8 +154,8 @@ bool SetL4Ports(Packet& p, std::optional<uint16_t> src, std::optional<uint16_t> 
   L4Proto proto;
   if ((ip[0] >> 4) == 4) {
     uint8_t n = ip[hdr::kIpv4ProtoOfs];
-    proto = n == hdr::kProtoTcp ? L4Proto::kTcp
-            : n == hdr::kProtoUdp ? L4Proto::kUdp
+    proto = n == hdr::kProtoTcp    ? L4Proto::kTcp
+            : n == hdr::kProtoUdp  ? L4Proto::kUdp
             : n == hdr::kProtoSctp ? L4Proto::kSctp
                                    : L4Proto::kNone;
   } else {

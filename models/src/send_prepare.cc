@@ -13,10 +13,14 @@ namespace {
 
 uint32_t ProtoCap(L4Proto proto) {
   switch (proto) {
-    case L4Proto::kTcp: return cap::kTcpCksum;
-    case L4Proto::kUdp: return cap::kUdpCksum;
-    case L4Proto::kSctp: return cap::kSctpCksum;
-    case L4Proto::kNone: return 0;
+    case L4Proto::kTcp:
+      return cap::kTcpCksum;
+    case L4Proto::kUdp:
+      return cap::kUdpCksum;
+    case L4Proto::kSctp:
+      return cap::kSctpCksum;
+    case L4Proto::kNone:
+      return 0;
   }
   return 0;
 }
@@ -99,8 +103,8 @@ bool UdpTunnelCsum(Packet& p) {
 
 void SendPrepare(Packet& p, uint32_t caps) {
   Offloads& o = p.offloads;
-  const bool inner_partial = o.ip(Level::kInner) == CsumStatus::kPartial ||
-                             o.l4(Level::kInner) == CsumStatus::kPartial;
+  const bool inner_partial =
+      o.ip(Level::kInner) == CsumStatus::kPartial || o.l4(Level::kInner) == CsumStatus::kPartial;
   if (!inner_partial) {
     const bool outer_partial = o.ip() == CsumStatus::kPartial || o.l4() == CsumStatus::kPartial;
     if (!outer_partial) return;

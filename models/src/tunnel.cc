@@ -39,12 +39,15 @@ uint16_t SourcePort(const Packet& p) {
 
 size_t TunnelHeaderLen(const TunnelConfig& c) {
   switch (c.type) {
-    case TunnelType::kVxlan: return hdr::kUdpLen + hdr::kVxlanLen;
-    case TunnelType::kGeneve: return hdr::kUdpLen + hdr::kGeneveBaseLen + c.geneve_options.size();
+    case TunnelType::kVxlan:
+      return hdr::kUdpLen + hdr::kVxlanLen;
+    case TunnelType::kGeneve:
+      return hdr::kUdpLen + hdr::kGeneveBaseLen + c.geneve_options.size();
     case TunnelType::kGre:
       return hdr::kGreBaseLen + (c.csum_enabled() ? 4 : 0) + (c.gre_key ? 4 : 0) +
              (c.gre_seq ? 4 : 0);
-    case TunnelType::kNone: break;
+    case TunnelType::kNone:
+      break;
   }
   throw Error("tunnel: no tunnel type configured");
 }

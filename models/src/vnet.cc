@@ -12,10 +12,14 @@ namespace {
 
 size_t CsumFieldOffset(int proto) {
   switch (proto) {
-    case hdr::kProtoTcp: return hdr::kTcpCsumOfs;
-    case hdr::kProtoUdp: return hdr::kUdpCsumOfs;
-    case hdr::kProtoSctp: return hdr::kSctpCsumOfs;
-    default: return SIZE_MAX;
+    case hdr::kProtoTcp:
+      return hdr::kTcpCsumOfs;
+    case hdr::kProtoUdp:
+      return hdr::kUdpCsumOfs;
+    case hdr::kProtoSctp:
+      return hdr::kSctpCsumOfs;
+    default:
+      return SIZE_MAX;
   }
 }
 
@@ -55,7 +59,8 @@ VnetHdr VnetTransmit(Packet& p) {
     h.gso_type = (p.data()[l3] >> 4) == 6 ? VnetHdr::kGsoTcpv6 : VnetHdr::kGsoTcpv4;
     h.gso_size = p.tso_segsz;
   }
-  const bool good = o.l4() == CsumStatus::kGood && (!tunnelled || o.l4(Level::kInner) == CsumStatus::kGood);
+  const bool good =
+      o.l4() == CsumStatus::kGood && (!tunnelled || o.l4(Level::kInner) == CsumStatus::kGood);
   if (good) {
     h.flags = VnetHdr::kDataValid;
     return h;

@@ -61,12 +61,12 @@ statuses in the low 16 bits, inner = outer << 16.)doc")
       .def_property("tunnel", &Offloads::tunnel, &Offloads::set_tunnel)
       .def("describe", &Offloads::Describe)
       .def(py::self == py::self)
-      .def("__repr__",
-           [](const Offloads& o) { return "<Offloads 0x" + ToHex(Bytes{uint8_t(o.word() >> 24),
-                                                                        uint8_t(o.word() >> 16),
-                                                                        uint8_t(o.word() >> 8),
-                                                                        uint8_t(o.word())}) +
-                                           " " + o.Describe() + ">"; });
+      .def("__repr__", [](const Offloads& o) {
+        return "<Offloads 0x" +
+               ToHex(Bytes{uint8_t(o.word() >> 24), uint8_t(o.word() >> 16), uint8_t(o.word() >> 8),
+                           uint8_t(o.word())}) +
+               " " + o.Describe() + ">";
+      });
 
   py::class_<Packet>(m, "Packet", "Packet bytes with headroom, layer offsets, offloads word.")
       .def(py::init([](const py::bytes& b) {
@@ -74,24 +74,31 @@ statuses in the low 16 bits, inner = outer << 16.)doc")
              return Packet(U8(s), s.size());
            }),
            py::arg("data"))
-      .def("bytes", [](const Packet& p) {
-        return py::bytes(reinterpret_cast<const char*>(p.data()), p.size());
-      })
+      .def("bytes",
+           [](const Packet& p) {
+             return py::bytes(reinterpret_cast<const char*>(p.data()), p.size());
+           })
       .def("__len__", &Packet::size)
       .def_property_readonly("headroom", &Packet::headroom)
-      .def_property("offloads", [](const Packet& p) { return p.offloads; },
-                    [](Packet& p, const Offloads& o) { p.offloads = o; })
+      .def_property(
+          "offloads", [](const Packet& p) { return p.offloads; },
+          [](Packet& p, const Offloads& o) { p.offloads = o; })
       .def_readwrite("tso_segsz", &Packet::tso_segsz)
-      .def_property("l3_ofs", [](const Packet& p) { return Ofs(p.l3_ofs); },
-                    [](Packet& p, std::optional<int> o) { p.l3_ofs = ToOfs(o); })
-      .def_property("l4_ofs", [](const Packet& p) { return Ofs(p.l4_ofs); },
-                    [](Packet& p, std::optional<int> o) { p.l4_ofs = ToOfs(o); })
-      .def_property("inner_l2_ofs", [](const Packet& p) { return Ofs(p.inner_l2_ofs); },
-                    [](Packet& p, std::optional<int> o) { p.inner_l2_ofs = ToOfs(o); })
-      .def_property("inner_l3_ofs", [](const Packet& p) { return Ofs(p.inner_l3_ofs); },
-                    [](Packet& p, std::optional<int> o) { p.inner_l3_ofs = ToOfs(o); })
-      .def_property("inner_l4_ofs", [](const Packet& p) { return Ofs(p.inner_l4_ofs); },
-                    [](Packet& p, std::optional<int> o) { p.inner_l4_ofs = ToOfs(o); })
+      .def_property(
+          "l3_ofs", [](const Packet& p) { return Ofs(p.l3_ofs); },
+          [](Packet& p, std::optional<int> o) { p.l3_ofs = ToOfs(o); })
+      .def_property(
+          "l4_ofs", [](const Packet& p) { return Ofs(p.l4_ofs); },
+          [](Packet& p, std::optional<int> o) { p.l4_ofs = ToOfs(o); })
+      .def_property(
+          "inner_l2_ofs", [](const Packet& p) { return Ofs(p.inner_l2_ofs); },
+          [](Packet& p, std::optional<int> o) { p.inner_l2_ofs = ToOfs(o); })
+      .def_property(
+          "inner_l3_ofs", [](const Packet& p) { return Ofs(p.inner_l3_ofs); },
+          [](Packet& p, std::optional<int> o) { p.inner_l3_ofs = ToOfs(o); })
+      .def_property(
+          "inner_l4_ofs", [](const Packet& p) { return Ofs(p.inner_l4_ofs); },
+          [](Packet& p, std::optional<int> o) { p.inner_l4_ofs = ToOfs(o); })
       .def("copy", [](const Packet& p) { return Packet(p); })
       .def("__repr__", [](const Packet& p) {
         return "<Packet " + std::to_string(p.size()) + " bytes " + p.offloads.Describe() +
@@ -99,20 +106,29 @@ statuses in the low 16 bits, inner = outer << 16.)doc")
       });
 
   py::module_ c = m.def_submodule("checksum", "Internet checksum and CRC32c.");
-  c.def("compute", [](const py::bytes& b) {
-    std::string s = Buf(b);
-    return csum::Compute(U8(s), s.size());
-  }, "The Internet checksum (RFC 1071) of the bytes.");
-  c.def("verify", [](const py::bytes& b) {
-    std::string s = Buf(b);
-    return csum::Verify(U8(s), s.size());
-  }, "True if the bytes, checksum included, sum to 0xffff.");
-  c.def("update16", &csum::Update16, py::arg("old_csum"), py::arg("old_word"),
-        py::arg("new_word"), "RFC 1624 eqn. 3 incremental update.");
-  c.def("crc32c", [](const py::bytes& b) {
-    std::string s = Buf(b);
-    return csum::Crc32c(U8(s), s.size());
-  }, "CRC32c (Castagnoli) as SCTP uses it.");
+  c.def(
+      "compute",
+      [](const py::bytes& b) {
+        std::string s = Buf(b);
+        return csum::Compute(U8(s), s.size());
+      },
+      "The Internet checksum (RFC 1071) of the bytes.");
+  c.def(
+      "verify",
+      [](const py::bytes& b) {
+        std::string s = Buf(b);
+        return csum::Verify(U8(s), s.size());
+      },
+      "True if the bytes, checksum included, sum to 0xffff.");
+  c.def("update16", &csum::Update16, py::arg("old_csum"), py::arg("old_word"), py::arg("new_word"),
+        "RFC 1624 eqn. 3 incremental update.");
+  c.def(
+      "crc32c",
+      [](const py::bytes& b) {
+        std::string s = Buf(b);
+        return csum::Crc32c(U8(s), s.size());
+      },
+      "CRC32c (Castagnoli) as SCTP uses it.");
 
   py::class_<RxValidation>(m, "RxValidation")
       .def_readonly("outer_ip", &RxValidation::outer_ip)
@@ -168,10 +184,13 @@ statuses in the low 16 bits, inner = outer << 16.)doc")
       .def_readonly("checksums", &Dissection::checksums)
       .def_readonly("error", &Dissection::error)
       .def("__str__", &Dissection::ToString);
-  m.def("dissect", [](const py::bytes& b) {
-    std::string s = Buf(b);
-    return Dissect(U8(s), s.size());
-  }, py::arg("frame"), "Decodes every layer and recomputes every checksum from the bytes.");
+  m.def(
+      "dissect",
+      [](const py::bytes& b) {
+        std::string s = Buf(b);
+        return Dissect(U8(s), s.size());
+      },
+      py::arg("frame"), "Decodes every layer and recomputes every checksum from the bytes.");
 }
 
 }  // namespace offlab

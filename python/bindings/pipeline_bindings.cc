@@ -41,10 +41,14 @@ TunnelConfig MakeTunnel(const std::string& type, const std::string& remote_ip,
                         uint16_t udp_dst, uint8_t ttl, uint8_t tos, bool df, bool gre_key,
                         bool gre_seq, const py::bytes& geneve_options) {
   TunnelConfig t;
-  if (type == "vxlan") t.type = TunnelType::kVxlan;
-  else if (type == "geneve") t.type = TunnelType::kGeneve;
-  else if (type == "gre") t.type = TunnelType::kGre;
-  else throw Error("tunnel type must be vxlan, geneve or gre, not '" + type + "'");
+  if (type == "vxlan")
+    t.type = TunnelType::kVxlan;
+  else if (type == "geneve")
+    t.type = TunnelType::kGeneve;
+  else if (type == "gre")
+    t.type = TunnelType::kGre;
+  else
+    throw Error("tunnel type must be vxlan, geneve or gre, not '" + type + "'");
   bool v6_remote, v6_local;
   t.ip_dst = ParseIp(remote_ip, &v6_remote);
   t.ip_src = ParseIp(local_ip, &v6_local);
@@ -70,7 +74,8 @@ TunnelConfig MakeTunnel(const std::string& type, const std::string& remote_ip,
 
 void BindPipeline(py::module_& m) {
   // Capability bits (OVS netdev_ol_flags).
-  py::module_ caps_mod = m.def_submodule("caps", "NIC transmit capability bits (OVS netdev_ol_flags).");
+  py::module_ caps_mod =
+      m.def_submodule("caps", "NIC transmit capability bits (OVS netdev_ol_flags).");
   caps_mod.attr("IPV4_CKSUM") = cap::kIpv4Cksum;
   caps_mod.attr("TCP_CKSUM") = cap::kTcpCksum;
   caps_mod.attr("UDP_CKSUM") = cap::kUdpCksum;
@@ -86,13 +91,18 @@ void BindPipeline(py::module_& m) {
   caps_mod.def("from_name", &CapFromName, "The bit of one capability name.");
 
   // Seeded bugs.
-  m.def("fault_names", [] {
-    std::vector<std::string> names;
-    for (Fault f : AllFaults()) names.push_back(FaultName(f));
-    return names;
-  }, "Names of the seeded historical OVS bugs.");
-  m.def("fault_commit", [](const std::string& n) { return std::string(FaultCommit(FaultFromName(n))); },
-        "The OVS commit that fixed the named bug.");
+  m.def(
+      "fault_names",
+      [] {
+        std::vector<std::string> names;
+        for (Fault f : AllFaults()) names.push_back(FaultName(f));
+        return names;
+      },
+      "Names of the seeded historical OVS bugs.");
+  m.def(
+      "fault_commit",
+      [](const std::string& n) { return std::string(FaultCommit(FaultFromName(n))); },
+      "The OVS commit that fixed the named bug.");
   m.def("enable_fault", [](const std::string& n) { Faults::Enable(FaultFromName(n)); });
   m.def("disable_fault", [](const std::string& n) { Faults::Disable(FaultFromName(n)); });
   m.def("clear_faults", &Faults::Clear);
@@ -121,67 +131,84 @@ void BindPipeline(py::module_& m) {
   m.def("parse", &Parse, py::arg("packet"),
         "miniflow_extract: sets layer offsets and the L4 protocol, never a status.");
   m.def("parse_simple", &ParseSimple, py::arg("packet"), "parse_tcp_flags (simple match).");
-  m.def("set_ipv4", [](Packet& p, std::optional<std::string> src, std::optional<std::string> dst,
-                       std::optional<uint8_t> tos, std::optional<uint8_t> ttl) {
-    Ipv4Set s;
-    auto v4 = [](const std::string& a) {
-      bool v6;
-      IpAddr ip = ParseIp(a, &v6);
-      if (v6) throw Error("'" + a + "' is not an IPv4 address");
-      return std::array<uint8_t, 4>{ip[0], ip[1], ip[2], ip[3]};
-    };
-    if (src) s.src = v4(*src);
-    if (dst) s.dst = v4(*dst);
-    s.tos = tos;
-    s.ttl = ttl;
-    return SetIpv4(p, s);
-  }, py::arg("packet"), py::arg("src") = py::none(), py::arg("dst") = py::none(),
-     py::arg("tos") = py::none(), py::arg("ttl") = py::none(), "IPv4 field writes under rule M.");
-  m.def("set_ipv6", [](Packet& p, std::optional<std::string> src, std::optional<std::string> dst) {
-    Ipv6Set s;
-    if (src) s.src = Ip(*src);
-    if (dst) s.dst = Ip(*dst);
-    return SetIpv6(p, s);
-  }, py::arg("packet"), py::arg("src") = py::none(), py::arg("dst") = py::none(),
-     "IPv6 address writes under rule M.");
+  m.def(
+      "set_ipv4",
+      [](Packet& p, std::optional<std::string> src, std::optional<std::string> dst,
+         std::optional<uint8_t> tos, std::optional<uint8_t> ttl) {
+        Ipv4Set s;
+        auto v4 = [](const std::string& a) {
+          bool v6;
+          IpAddr ip = ParseIp(a, &v6);
+          if (v6) throw Error("'" + a + "' is not an IPv4 address");
+          return std::array<uint8_t, 4>{ip[0], ip[1], ip[2], ip[3]};
+        };
+        if (src) s.src = v4(*src);
+        if (dst) s.dst = v4(*dst);
+        s.tos = tos;
+        s.ttl = ttl;
+        return SetIpv4(p, s);
+      },
+      py::arg("packet"), py::arg("src") = py::none(), py::arg("dst") = py::none(),
+      py::arg("tos") = py::none(), py::arg("ttl") = py::none(), "IPv4 field writes under rule M.");
+  m.def(
+      "set_ipv6",
+      [](Packet& p, std::optional<std::string> src, std::optional<std::string> dst) {
+        Ipv6Set s;
+        if (src) s.src = Ip(*src);
+        if (dst) s.dst = Ip(*dst);
+        return SetIpv6(p, s);
+      },
+      py::arg("packet"), py::arg("src") = py::none(), py::arg("dst") = py::none(),
+      "IPv6 address writes under rule M.");
   m.def("set_l4_ports", &SetL4Ports, py::arg("packet"), py::arg("src") = py::none(),
         py::arg("dst") = py::none(), "TCP/UDP/SCTP port writes under rule M.");
   m.def("send_prepare", &SendPrepare, py::arg("packet"), py::arg("caps"),
         "dp_packet_ol_send_prepare for a capability set.");
   m.def("udp_tunnel_csum", &UdpTunnelCsum, py::arg("packet"),
         "The payload-independent outer UDP checksum; False if not applicable.");
-  m.def("gso", [](const Packet& p) { return Gso(p); }, py::arg("packet"), "Full software GSO.");
-  m.def("gso_partial", [](const Packet& p) { return GsoPartial(p); }, py::arg("packet"),
-        "Partial GSO: split off the tail segment.");
+  m.def(
+      "gso", [](const Packet& p) { return Gso(p); }, py::arg("packet"), "Full software GSO.");
+  m.def(
+      "gso_partial", [](const Packet& p) { return GsoPartial(p); }, py::arg("packet"),
+      "Partial GSO: split off the tail segment.");
   m.def("gso_partial_nr_segs", &GsoPartialNrSegs, py::arg("packet"));
-  m.def("netdev_send", [](std::vector<Packet> batch, uint32_t caps) {
-    std::vector<std::string> errors;
-    auto out = NetdevSend(std::move(batch), caps, nullptr, &errors);
-    return py::make_tuple(out, errors);
-  }, py::arg("batch"), py::arg("caps"),
-     "TSO policy + send_prepare; returns (packets, errors for dropped packets).");
+  m.def(
+      "netdev_send",
+      [](std::vector<Packet> batch, uint32_t caps) {
+        std::vector<std::string> errors;
+        auto out = NetdevSend(std::move(batch), caps, nullptr, &errors);
+        return py::make_tuple(out, errors);
+      },
+      py::arg("batch"), py::arg("caps"),
+      "TSO policy + send_prepare; returns (packets, errors for dropped packets).");
 
   py::class_<TunnelConfig>(m, "TunnelConfig", "Encapsulation parameters of a tunnel port.")
       .def(py::init(&MakeTunnel), py::arg("type") = "vxlan", py::arg("remote_ip") = "1.1.2.92",
            py::arg("local_ip") = "1.1.2.88", py::arg("key") = 0, py::arg("csum") = py::none(),
            py::arg("eth_src") = "aa:55:aa:55:00:00", py::arg("eth_dst") = "aa:55:aa:55:00:01",
-           py::arg("udp_src") = 0, py::arg("udp_dst") = 0, py::arg("ttl") = 64,
-           py::arg("tos") = 0, py::arg("df") = true, py::arg("gre_key") = true,
-           py::arg("gre_seq") = false, py::arg("geneve_options") = py::bytes())
+           py::arg("udp_src") = 0, py::arg("udp_dst") = 0, py::arg("ttl") = 64, py::arg("tos") = 0,
+           py::arg("df") = true, py::arg("gre_key") = true, py::arg("gre_seq") = false,
+           py::arg("geneve_options") = py::bytes())
       .def_property_readonly("csum_enabled", &TunnelConfig::csum_enabled)
       .def_property_readonly("ipv6", [](const TunnelConfig& t) { return t.ipv6; })
       .def_property_readonly("type", [](const TunnelConfig& t) { return t.type; });
-  m.def("push_header", [](std::vector<Packet> batch, const TunnelConfig& t) {
-    Counters c;
-    PushHeader(batch, t, &c);
-    return py::make_tuple(batch, c.values());
-  }, py::arg("batch"), py::arg("tunnel"), "netdev_push_header; returns (batch, counters).");
-  m.def("pop_header", [](Packet& p) {
-    Counters c;
-    std::string why;
-    bool ok = PopHeader(p, &c, &why);
-    return py::make_tuple(ok, why, c.values());
-  }, py::arg("packet"), "Decapsulate a parsed tunnel packet; returns (ok, reason, counters).");
+  m.def(
+      "push_header",
+      [](std::vector<Packet> batch, const TunnelConfig& t) {
+        Counters c;
+        PushHeader(batch, t, &c);
+        return py::make_tuple(batch, c.values());
+      },
+      py::arg("batch"), py::arg("tunnel"), "netdev_push_header; returns (batch, counters).");
+  m.def(
+      "pop_header",
+      [](Packet& p) {
+        Counters c;
+        std::string why;
+        bool ok = PopHeader(p, &c, &why);
+        return py::make_tuple(ok, why, c.values());
+      },
+      py::arg("packet"), "Decapsulate a parsed tunnel packet; returns (ok, reason, counters).");
 
   py::class_<NicTx>(m, "NicTx", "What a NIC does on transmit.")
       .def(py::init([](uint32_t caps, uint32_t disabled, bool seed, bool as_is, bool segments) {
@@ -199,11 +226,14 @@ void BindPipeline(py::module_& m) {
       .def_static("from_profile", &NicTx::FromProfile)
       .def_readwrite("caps", &NicTx::caps)
       .def_readwrite("disabled", &NicTx::disabled);
-  m.def("nic_transmit", [](const Packet& p, const NicTx& n) {
-    std::vector<std::string> v;
-    auto frames = NicTransmit(p, n, &v);
-    return py::make_tuple(frames, v);
-  }, py::arg("packet"), py::arg("nic"), "Wire frames for one packet, and violations.");
+  m.def(
+      "nic_transmit",
+      [](const Packet& p, const NicTx& n) {
+        std::vector<std::string> v;
+        auto frames = NicTransmit(p, n, &v);
+        return py::make_tuple(frames, v);
+      },
+      py::arg("packet"), py::arg("nic"), "Wire frames for one packet, and violations.");
 
   py::class_<RxStatus>(m, "RxStatus", "Statuses a receiving NIC reports.")
       .def_readonly("ip", &RxStatus::ip)
@@ -211,11 +241,14 @@ void BindPipeline(py::module_& m) {
       .def_readonly("inner_ip", &RxStatus::inner_ip)
       .def_readonly("inner_l4", &RxStatus::inner_l4)
       .def_readonly("tunnel", &RxStatus::tunnel);
-  m.def("nic_receive", [](const py::bytes& frame, const NicProfile& prof) {
-    RxStatus st;
-    Packet p = NicReceive(ToBytes(frame), prof, &st);
-    return py::make_tuple(p, st);
-  }, py::arg("frame"), py::arg("profile"), "Receive validation per profile: (packet, status).");
+  m.def(
+      "nic_receive",
+      [](const py::bytes& frame, const NicProfile& prof) {
+        RxStatus st;
+        Packet p = NicReceive(ToBytes(frame), prof, &st);
+        return py::make_tuple(p, st);
+      },
+      py::arg("frame"), py::arg("profile"), "Receive validation per profile: (packet, status).");
 
   // The pipeline.
   py::class_<RxMeta>(m, "RxMeta", "Metadata a virtual NIC passes with a received frame.")
@@ -248,34 +281,37 @@ tunnel ports, a flow table in ovs-ofctl syntax, and the datapath actions.
              return std::make_unique<Pipeline>(PipelineConfig{userspace_tso, simple_match});
            }),
            py::arg("userspace_tso") = false, py::arg("simple_match") = true)
-      .def("add_port",
-           [](Pipeline& br, const std::string& name, const std::string& profile,
-              const std::map<std::string, std::string>& options, uint32_t ofport,
-              std::optional<TunnelConfig> tunnel, const std::string& underlay) {
-             PortConfig c;
-             c.name = name;
-             c.profile = profile;
-             c.options = options;
-             c.ofport = ofport;
-             c.tunnel = tunnel;
-             c.underlay = underlay;
-             return br.AddPort(c);
-           },
-           py::arg("name"), py::arg("profile") = "dummy",
-           py::arg("options") = std::map<std::string, std::string>{}, py::arg("ofport") = 0,
-           py::arg("tunnel") = py::none(), py::arg("underlay") = "",
-           "Adds a port; returns its ofport.")
+      .def(
+          "add_port",
+          [](Pipeline& br, const std::string& name, const std::string& profile,
+             const std::map<std::string, std::string>& options, uint32_t ofport,
+             std::optional<TunnelConfig> tunnel, const std::string& underlay) {
+            PortConfig c;
+            c.name = name;
+            c.profile = profile;
+            c.options = options;
+            c.ofport = ofport;
+            c.tunnel = tunnel;
+            c.underlay = underlay;
+            return br.AddPort(c);
+          },
+          py::arg("name"), py::arg("profile") = "dummy",
+          py::arg("options") = std::map<std::string, std::string>{}, py::arg("ofport") = 0,
+          py::arg("tunnel") = py::none(), py::arg("underlay") = "",
+          "Adds a port; returns its ofport.")
       .def("add_flow", &Pipeline::AddFlow, py::arg("flow"))
       .def("clear_flows", &Pipeline::ClearFlows)
-      .def("receive",
-           [](Pipeline& br, const std::string& port, const py::bytes& frame,
-              std::optional<RxMeta> meta) { return br.Receive(port, ToBytes(frame), meta.value_or(RxMeta{})); },
-           py::arg("port"), py::arg("frame"), py::arg("meta") = py::none(),
-           "Runs one frame through the datapath; returns the frames sent.")
+      .def(
+          "receive",
+          [](Pipeline& br, const std::string& port, const py::bytes& frame,
+             std::optional<RxMeta> meta) {
+            return br.Receive(port, ToBytes(frame), meta.value_or(RxMeta{}));
+          },
+          py::arg("port"), py::arg("frame"), py::arg("meta") = py::none(),
+          "Runs one frame through the datapath; returns the frames sent.")
       .def("port_number", &Pipeline::PortNumber)
       .def("port_caps", &Pipeline::PortCaps)
-      .def_property_readonly("counters",
-                             [](Pipeline& br) { return br.counters().values(); })
+      .def_property_readonly("counters", [](Pipeline& br) { return br.counters().values(); })
       .def_property_readonly("events", &Pipeline::events);
 }
 

@@ -40,7 +40,9 @@ def run_recipe(recipe: Recipe, out: list[str], verbose: bool) -> tuple[int, int]
             good = exp is not None and matches(exp, got)
             ok += good
             mark = "matches OVS" if good else "DIFFERS from OVS"
-            out.append(f"    -> {s.port} {len(s.frame)} B, handed to NIC as [{s.offloads.describe()}]")
+            out.append(
+                f"    -> {s.port} {len(s.frame)} B, handed to NIC as [{s.offloads.describe()}]"
+            )
             out.append(f"       wire: {_verdicts(s.frame)}; {mark}")
             if verbose or not good:
                 out.append(f"       got      {got}")

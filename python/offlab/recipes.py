@@ -70,7 +70,9 @@ def _r1() -> list[Recipe]:
                 lambda opts=opts: _bridge(flow, opts, {}),
                 [
                     Case("good frame", "p1", GOOD, [gexp]),
-                    Case("bad frame", "p1", bad, [gexp if trusted else _swap(gexp, "bd3c", "bd3d")]),
+                    Case(
+                        "bad frame", "p1", bad, [gexp if trusted else _swap(gexp, "bd3c", "bd3d")]
+                    ),
                 ],
             )
         )
@@ -92,7 +94,9 @@ def _r2() -> list[Recipe]:
                 lambda opts=opts: _bridge(flow, opts, {"ol_l4_tx_csum": "true"}),
                 [
                     Case("good frame", "p1", GOOD, [gexp]),
-                    Case("bad frame", "p1", bad, [gexp if trusted else _swap(gexp, "7715", "ea50")]),
+                    Case(
+                        "bad frame", "p1", bad, [gexp if trusted else _swap(gexp, "7715", "ea50")]
+                    ),
                 ],
             )
         )
@@ -101,7 +105,8 @@ def _r2() -> list[Recipe]:
 
 def _outer(c: str) -> str:
     return (
-        "aa66aa660001aa66aa6600000800" "4500009a000040004011339e010102580101025c"
+        "aa66aa660001aa66aa6600000800"
+        "4500009a000040004011339e010102580101025c"
         "e01312b50086" + c + "0800000000007b00"
     )
 
@@ -157,7 +162,11 @@ def _r3() -> list[Recipe]:
             "R3 vxlan csum=true, NIC fails both offloads",
             "tests/dpif-netdev.at: IPv4 vxlan tunnel - tcp csum offload",
             lambda: _vxlan(True, "good", both_disabled),
-            [Case("bad frame, rx good", "p1", bad, [_outer("ffff") + _swap(inner, "7715", "dead")])],
+            [
+                Case(
+                    "bad frame, rx good", "p1", bad, [_outer("ffff") + _swap(inner, "7715", "dead")]
+                )
+            ],
         ),
     ]
 
@@ -165,7 +174,8 @@ def _r3() -> list[Recipe]:
 def _r7() -> list[Recipe]:
     frame = (
         ETH + "450107f8000000004006fbaac0a87b02c0a87b01"
-        "d47814510000000000000000501000004" "7e60000" + "00" * 2000
+        "d47814510000000000000000501000004"
+        "7e60000" + "00" * 2000
     )
     segs = []
     for k, (ipc, seq, tcpc) in enumerate(
@@ -204,4 +214,4 @@ def all_recipes() -> list[Recipe]:
 
 
 def matches(expect: str, got: str) -> bool:
-    return len(expect) == len(got) and all(e in (".", g) for e, g in zip(expect, got))
+    return len(expect) == len(got) and all(e in (".", g) for e, g in zip(expect, got, strict=True))

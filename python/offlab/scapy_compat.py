@@ -7,7 +7,7 @@ from typing import Any
 from ._core import Packet
 
 
-def _scapy_ether() -> Any:  # noqa: ANN401 - scapy's classes are untyped
+def _scapy_ether() -> Any:
     try:
         from scapy.layers.l2 import Ether
     except ImportError as e:
@@ -15,12 +15,12 @@ def _scapy_ether() -> Any:  # noqa: ANN401 - scapy's classes are untyped
     return Ether
 
 
-def to_scapy(packet: Packet) -> Any:  # noqa: ANN401
+def to_scapy(packet: Packet) -> Any:
     """The packet's bytes decoded by scapy as an Ethernet frame."""
     return _scapy_ether()(packet.bytes())
 
 
-def from_scapy(pkt: Any) -> Packet:  # noqa: ANN401
+def from_scapy(pkt: Any) -> Packet:
     """An offlab Packet holding the bytes scapy builds for ``pkt``."""
     _scapy_ether()
     return Packet(bytes(pkt))

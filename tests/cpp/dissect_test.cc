@@ -1,10 +1,11 @@
 // The independent dissector against Open vSwitch's published frames
 // (tests/dpif-netdev.at vectors, see ovs_vectors_test.cc): verdicts must
 // match what those frames are known to carry.
+#include "offlab/dissect.h"
+
 #include <gtest/gtest.h>
 
 #include "offlab/bytes.h"
-#include "offlab/dissect.h"
 
 namespace offlab {
 namespace {
@@ -14,13 +15,21 @@ const std::string kPay = ToHex([] {
   for (int i = 0; i < 64; i++) b.push_back(static_cast<uint8_t>(i));
   return b;
 }());
-const std::string kG = "0a8f394fe0738abf7e2f05840800" "45000068000000000006433cc0a87b02c0a87b01"
-                       "d47814510000000000000000501000006b720000" + kPay;
-const std::string kInner = "0a8f394fe0738abf7e2f05840800" "45000068000000000006433cc0a87b02c0a87b01"
-                           "d47808ae00000000000000005010000077150000" + kPay;
+const std::string kG =
+    "0a8f394fe0738abf7e2f05840800"
+    "45000068000000000006433cc0a87b02c0a87b01"
+    "d47814510000000000000000501000006b720000" +
+    kPay;
+const std::string kInner =
+    "0a8f394fe0738abf7e2f05840800"
+    "45000068000000000006433cc0a87b02c0a87b01"
+    "d47808ae00000000000000005010000077150000" +
+    kPay;
 std::string Outer(const std::string& c) {
-  return "aa66aa660001aa66aa6600000800" "4500009a000040004011339e010102580101025c" "e01312b50086" + c +
-         "0800000000007b00";
+  return "aa66aa660001aa66aa6600000800"
+         "4500009a000040004011339e010102580101025c"
+         "e01312b50086" +
+         c + "0800000000007b00";
 }
 
 std::vector<std::pair<std::string, Verdict>> Verdicts(const std::string& hex) {
@@ -44,17 +53,23 @@ TEST(Dissect, OvsFrameVerdicts) {
 }
 
 TEST(Dissect, VxlanVerdicts) {
-  const V absent{{"ipv40", Verdict::kCorrect}, {"udp0", Verdict::kAbsent},
-                 {"ipv41", Verdict::kCorrect}, {"tcp1", Verdict::kCorrect}};
+  const V absent{{"ipv40", Verdict::kCorrect},
+                 {"udp0", Verdict::kAbsent},
+                 {"ipv41", Verdict::kCorrect},
+                 {"tcp1", Verdict::kCorrect}};
   EXPECT_EQ(Verdicts(Outer("0000") + kInner), absent);
-  const V both{{"ipv40", Verdict::kCorrect}, {"udp0", Verdict::kCorrect},
-               {"ipv41", Verdict::kCorrect}, {"tcp1", Verdict::kCorrect}};
+  const V both{{"ipv40", Verdict::kCorrect},
+               {"udp0", Verdict::kCorrect},
+               {"ipv41", Verdict::kCorrect},
+               {"tcp1", Verdict::kCorrect}};
   EXPECT_EQ(Verdicts(Outer("bf4d") + kInner), both);
   std::string bad_inner = kInner;
   bad_inner.replace(bad_inner.find("7715"), 4, "ea50");
   // OVS: 4c12 is the outer checksum valid over the bad inner segment.
-  const V outer_ok{{"ipv40", Verdict::kCorrect}, {"udp0", Verdict::kCorrect},
-                   {"ipv41", Verdict::kCorrect}, {"tcp1", Verdict::kIncorrect}};
+  const V outer_ok{{"ipv40", Verdict::kCorrect},
+                   {"udp0", Verdict::kCorrect},
+                   {"ipv41", Verdict::kCorrect},
+                   {"tcp1", Verdict::kIncorrect}};
   EXPECT_EQ(Verdicts(Outer("4c12") + bad_inner), outer_ok);
 }
 

@@ -1,10 +1,11 @@
 // Built-in NIC profiles load, carry a source for every value, agree with the
 // facts they cite, and malformed profiles are rejected with one-line errors.
+#include "offlab/nic_profile.h"
+
 #include <gtest/gtest.h>
 
 #include "offlab/caps.h"
 #include "offlab/error.h"
-#include "offlab/nic_profile.h"
 
 namespace offlab {
 namespace {
@@ -44,9 +45,9 @@ TEST(NicProfile, FactsFromTheirSources) {
 
 std::string Valid() {
   std::string caps;
-  for (const char* c : {"ipv4_cksum", "tcp_cksum", "udp_cksum", "sctp_cksum", "tcp_tso",
-                        "vxlan_tnl_tso", "geneve_tnl_tso", "outer_ip_cksum", "outer_udp_cksum",
-                        "gre_tnl_tso"}) {
+  for (const char* c :
+       {"ipv4_cksum", "tcp_cksum", "udp_cksum", "sctp_cksum", "tcp_tso", "vxlan_tnl_tso",
+        "geneve_tnl_tso", "outer_ip_cksum", "outer_udp_cksum", "gre_tnl_tso"}) {
     caps += std::string("  ") + c + ": {value: false, source: s}\n";
   }
   return "name: t\ndescription: d\ndriver: x\nlink_gbps: 10\ntx:\n" + caps +

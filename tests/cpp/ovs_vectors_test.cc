@@ -102,8 +102,11 @@ TEST(OvsR1, IpTxOffloadDisabledLeavesChecksum) {
 
 TEST(OvsR1, IpOptionsHeaderRecomputed) {
   Recipe r{"in_port=p1,actions=mod_nw_dst:192.168.1.1,output:p2", "ol_ip_rx_csum_set_", {}};
-  std::string opt = "aaaaaaaaaaaabbbbbbbbbbbb0800" "4f000044abab00004001eeee0a0000010a000002"
-                    "07270c010203040a000003" + std::string(58, '0') + "08003e2fb6d00000";
+  std::string opt =
+      "aaaaaaaaaaaabbbbbbbbbbbb0800"
+      "4f000044abab00004001eeee0a0000010a000002"
+      "07270c010203040a000003" +
+      std::string(58, '0') + "08003e2fb6d00000";
   auto out = RunRecipe(r, kRxCases[1], opt);
   ASSERT_EQ(out.size(), 1u);
   std::string expect = Replace(Replace(opt, "0a000002", "c0a80101"), "eeee", "dd2e");
@@ -153,7 +156,9 @@ TEST(OvsR2, SimpleMatchCompletesPartial) {
     RxMeta meta;
     if (rx.option) {
       std::string o = rx.option;
-      meta.l4 = o == "good" ? CsumStatus::kGood : o == "bad" ? CsumStatus::kBad : CsumStatus::kPartial;
+      meta.l4 = o == "good"  ? CsumStatus::kGood
+                : o == "bad" ? CsumStatus::kBad
+                             : CsumStatus::kPartial;
     }
     auto out = br.Receive("p1", FromHex(bad), meta);
     ASSERT_EQ(out.size(), 1u);
@@ -176,7 +181,9 @@ TEST(OvsR2, SeededSimpleMatchBugLeavesPartialUnfinished) {
 
 // --- R3: IPv4 vxlan tunnel - tcp csum offload ------------------------------
 std::string Outer(const std::string& c) {
-  return "aa66aa660001aa66aa6600000800" "4500009a000040004011339e010102580101025c" "e01312b50086" +
+  return "aa66aa660001aa66aa6600000800"
+         "4500009a000040004011339e010102580101025c"
+         "e01312b50086" +
          c + "0800000000007b00";
 }
 
@@ -202,8 +209,8 @@ Pipeline* MakeVxlan(bool csum, const std::map<std::string, std::string>& p2_opti
   return br;
 }
 
-std::string RunVxlan(bool csum, const std::map<std::string, std::string>& p2,
-                     const char* rx_option, const std::string& frame) {
+std::string RunVxlan(bool csum, const std::map<std::string, std::string>& p2, const char* rx_option,
+                     const std::string& frame) {
   std::unique_ptr<Pipeline> br(MakeVxlan(csum, p2, rx_option));
   auto out = br->Receive("p1", FromHex(frame));
   EXPECT_EQ(out.size(), 1u) << (br->events().empty() ? "" : br->events()[0]);
@@ -217,7 +224,9 @@ TEST(OvsR3, VxlanNoOuterCsumMatrix) {
   const std::string bexp = Replace(gexp, "7715", "ea50");
   const std::string bad = Replace(kG, "6b72", "dead");
   for (auto caps : std::vector<std::map<std::string, std::string>>{
-           {}, {{"ol_l4_tx_csum", "true"}}, {{"ol_l4_tx_csum", "true"}, {"ol_out_udp_tx_csum", "true"}}}) {
+           {},
+           {{"ol_l4_tx_csum", "true"}},
+           {{"ol_l4_tx_csum", "true"}, {"ol_out_udp_tx_csum", "true"}}}) {
     for (const RxCase& rx : kRxCases) {
       SCOPED_TRACE(std::string("rx=") + rx.name + " caps=" + std::to_string(caps.size()));
       EXPECT_EQ(RunVxlan(false, caps, rx.option, kG), gexp);
@@ -229,9 +238,9 @@ TEST(OvsR3, VxlanNoOuterCsumMatrix) {
 TEST(OvsR3, VxlanNoOuterCsumDisabledLeavesInner) {
   const std::string bad = Replace(kG, "6b72", "dead");
   const std::string expect = Replace(Outer("0000") + kR3Inner, "7715", "dead");
-  EXPECT_EQ(RunVxlan(false, {{"ol_l4_tx_csum", "true"}, {"ol_l4_tx_csum_disabled", "true"}},
-                     "good", bad),
-            expect);
+  EXPECT_EQ(
+      RunVxlan(false, {{"ol_l4_tx_csum", "true"}, {"ol_l4_tx_csum_disabled", "true"}}, "good", bad),
+      expect);
   EXPECT_EQ(RunVxlan(false,
                      {{"ol_l4_tx_csum", "true"},
                       {"ol_l4_tx_csum_disabled", "true"},
@@ -255,17 +264,17 @@ TEST(OvsR3, VxlanOuterCsum) {
                      "good", bad),
             Outer("ffff") + Replace(kR3Inner, "7715", "dead"));
   // Only the inner offload failing: the outer is the payload-independent one.
-  EXPECT_EQ(RunVxlan(true, {{"ol_l4_tx_csum", "true"}, {"ol_l4_tx_csum_disabled", "true"}}, "good",
-                     bad),
-            Outer("bf4d") + Replace(kR3Inner, "7715", "dead"));
+  EXPECT_EQ(
+      RunVxlan(true, {{"ol_l4_tx_csum", "true"}, {"ol_l4_tx_csum_disabled", "true"}}, "good", bad),
+      Outer("bf4d") + Replace(kR3Inner, "7715", "dead"));
 }
 
 // --- R7: tso --------------------------------------------------------------
 // eth(src=8a:bf:7e:2f:05:84,dst=0a:8f:39:4f:e0:73),ipv4(192.168.123.2>.1,
 // proto=6,tos=1,ttl=64),tcp(54392>5201),tcp_flags(ack), --len 2054.
 std::string R7Ipv4Frame() {
-  return kE + "450107f800000000400 6fbaa c0a87b02c0a87b01" + "d4781451000000000000000050100000 47e60000" +
-         std::string(4000, '0');
+  return kE + "450107f800000000400 6fbaa c0a87b02c0a87b01" +
+         "d4781451000000000000000050100000 47e60000" + std::string(4000, '0');
 }
 
 std::string Strip(std::string s) {
@@ -300,9 +309,13 @@ TEST(OvsR7, TsoIpv6SegmentChecksums) {
   br.AddPort({.name = "p2"});
   br.AddFlow("in_port=p1,actions=output:p2");
   // 2001:cafe::88 > 2001:cafe::92, TCP 54392 > 5201 ACK, 2000 bytes of zero payload.
-  std::string in = "0a8f394fe0738abf7e2f058486dd" "6000000007e40640" "2001cafe000000000000000000000088"
-                   "2001cafe000000000000000000000092" "d4781451000000000000000050100000 00000000" +
-                   std::string(4000, '0');
+  std::string in =
+      "0a8f394fe0738abf7e2f058486dd"
+      "6000000007e40640"
+      "2001cafe000000000000000000000088"
+      "2001cafe000000000000000000000092"
+      "d4781451000000000000000050100000 00000000" +
+      std::string(4000, '0');
   in = Strip(in);
   ASSERT_EQ(in.size(), 2074u * 2);
   auto out = br.Receive("p1", FromHex(in));
@@ -365,7 +378,9 @@ TEST(OvsRecirc, RecirculationAfterEncapsulation) {
       "0000655800007b0050540000000a5054000000091234";
   ASSERT_EQ(got.size(), expect.size());
   for (size_t i = 0; i < expect.size(); i++) {
-    if (expect[i] != '.') EXPECT_EQ(got[i], expect[i]) << "hex digit " << i;
+    if (expect[i] != '.') {
+      EXPECT_EQ(got[i], expect[i]) << "hex digit " << i;
+    }
   }
 }
 
@@ -390,7 +405,8 @@ TEST(OvsRecirc, SeededRecircBugBreaksInnerChecksum) {
     auto br = MakeRecircGeneve(csum);
     RxMeta meta{.l4 = CsumStatus::kPartial};
     auto out = br->Receive("p0", FromHex(Replace(kG, "6b72", "dead")), meta);
-    bool correct = out.size() == 1 && ToHex(out[0].frame).substr(2 * (50 + 14 + 20 + 16), 4) == "6b72";
+    bool correct =
+        out.size() == 1 && ToHex(out[0].frame).substr(2 * (50 + 14 + 20 + 16), 4) == "6b72";
     EXPECT_FALSE(correct);
   }
 }

@@ -51,7 +51,9 @@ def verdicts(frame: bytes) -> list[Verdict]:
         if isinstance(layer, (IP, IPv6)):
             depth += 1
             if isinstance(layer, IP):
-                out.append(Verdict("ip", depth, layer.chksum, _recomputed(pkt, index) == layer.chksum))
+                out.append(
+                    Verdict("ip", depth, layer.chksum, _recomputed(pkt, index) == layer.chksum)
+                )
         elif isinstance(layer, TCP):
             out.append(Verdict("tcp", depth, layer.chksum, _recomputed(pkt, index) == layer.chksum))
         elif isinstance(layer, UDP):

@@ -16,17 +16,15 @@ from hypothesis import strategies as st
 
 pytest.importorskip("scapy")
 
-from scapy.layers.inet import IP, TCP, UDP  # noqa: E402
-from scapy.layers.inet6 import IPv6  # noqa: E402
-from scapy.layers.l2 import Ether  # noqa: E402
-from scapy_oracle import verdict_of  # noqa: E402
+from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
 
-import offlab  # noqa: E402
-from offlab import CsumStatus, Level  # noqa: E402
+import offlab
+from offlab import CsumStatus, Level
+from scapy_oracle import verdict_of
 
-SETTINGS = settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @dataclass
@@ -46,14 +44,26 @@ def frames(draw: st.DrawFn, min_payload: int = 0, max_payload: int = 300) -> Fra
     sport = draw(st.integers(1, 65535))
     dport = draw(st.integers(1, 65535))
     if ipv6:
-        l3 = IPv6(src="2001:db8::1", dst=f"2001:db8::{draw(st.integers(2, 0xffff)):x}",
-                  hlim=draw(st.integers(2, 255)))
+        l3 = IPv6(
+            src="2001:db8::1",
+            dst=f"2001:db8::{draw(st.integers(2, 0xFFFF)):x}",
+            hlim=draw(st.integers(2, 255)),
+        )
     else:
-        l3 = IP(src="10.0.0.1", dst=f"10.0.{draw(st.integers(0, 255))}.{draw(st.integers(1, 254))}",
-                ttl=draw(st.integers(2, 255)), id=draw(st.integers(0, 65535)))
-    l4 = TCP(sport=sport, dport=dport, flags="A", seq=draw(st.integers(0, 2**32 - 1))) \
-        if proto == "tcp" else UDP(sport=sport, dport=dport)
-    data = bytearray(bytes(Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / l3 / l4 / payload))
+        l3 = IP(
+            src="10.0.0.1",
+            dst=f"10.0.{draw(st.integers(0, 255))}.{draw(st.integers(1, 254))}",
+            ttl=draw(st.integers(2, 255)),
+            id=draw(st.integers(0, 65535)),
+        )
+    l4 = (
+        TCP(sport=sport, dport=dport, flags="A", seq=draw(st.integers(0, 2**32 - 1)))
+        if proto == "tcp"
+        else UDP(sport=sport, dport=dport)
+    )
+    data = bytearray(
+        bytes(Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / l3 / l4 / payload)
+    )
     ip_ok = l4_ok = True
     if not ipv6 and draw(st.booleans()):
         data[14 + 10] ^= draw(st.integers(1, 255))
@@ -62,7 +72,7 @@ def frames(draw: st.DrawFn, min_payload: int = 0, max_payload: int = 300) -> Fra
     csum_at = 14 + l3_len + (16 if proto == "tcp" else 6)
     if draw(st.booleans()):
         data[csum_at] ^= draw(st.integers(1, 255))
-        l4_ok = data[csum_at:csum_at + 2] == b"\x00\x00" and proto == "udp"
+        l4_ok = data[csum_at : csum_at + 2] == b"\x00\x00" and proto == "udp"
     return Frame(bytes(data), ipv6, proto, ip_ok, l4_ok)
 
 
@@ -82,8 +92,14 @@ def check_status(pkt: offlab.Packet) -> None:
             s = pkt.offloads.status(level, which)
             if s not in (CsumStatus.GOOD, CsumStatus.BAD):
                 continue
-            v = next((verdict_of(frame, n, depth) for n in layer_names
-                      if verdict_of(frame, n, depth) is not None), None)
+            v = next(
+                (
+                    verdict_of(frame, n, depth)
+                    for n in layer_names
+                    if verdict_of(frame, n, depth) is not None
+                ),
+                None,
+            )
             if v is None or v.correct is None:
                 continue
             if s == CsumStatus.GOOD:
@@ -105,9 +121,23 @@ def test_status_agrees_with_scapy_after_each_operation(data: st.DataObject) -> N
     if l4_s is not None:
         pkt.offloads.set_status(Level.OUTER, offlab.Csum.L4, l4_s)
     check_status(pkt)
-    ops = data.draw(st.lists(st.sampled_from(
-        ["set_dst", "set_port", "push_vxlan", "push_geneve", "push_gre", "prepare0",
-         "prepare_l4", "prepare_all"]), max_size=5))
+    ops = data.draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "set_dst",
+                    "set_port",
+                    "push_vxlan",
+                    "push_geneve",
+                    "push_gre",
+                    "prepare0",
+                    "prepare_l4",
+                    "prepare_all",
+                ]
+            ),
+            max_size=5,
+        )
+    )
     for op in ops:
         if op == "set_dst":
             if f.ipv6:
@@ -121,9 +151,13 @@ def test_status_agrees_with_scapy_after_each_operation(data: st.DataObject) -> N
                 continue
             csum = data.draw(st.booleans())
             v6 = data.draw(st.booleans())
-            tnl = offlab.TunnelConfig(op[5:], remote_ip="2001:db8:1::2" if v6 else "1.1.2.92",
-                                      local_ip="2001:db8:1::1" if v6 else "1.1.2.88",
-                                      key=5, csum=csum)
+            tnl = offlab.TunnelConfig(
+                op[5:],
+                remote_ip="2001:db8:1::2" if v6 else "1.1.2.92",
+                local_ip="2001:db8:1::1" if v6 else "1.1.2.88",
+                key=5,
+                csum=csum,
+            )
             batch, _ = offlab.push_header([pkt], tnl)
             pkt = batch[0]
         elif op == "prepare0":
@@ -139,7 +173,6 @@ def test_status_agrees_with_scapy_after_each_operation(data: st.DataObject) -> N
 @SETTINGS
 def test_wire_never_fixes_bad_always_fixes_partial(data: st.DataObject) -> None:
     f = data.draw(frames())
-    rx = {}
     ip_s = truthful_status(data.draw, f.ip_ok) if not f.ipv6 else None
     l4_s = truthful_status(data.draw, f.l4_ok)
     if data.draw(st.booleans()) and f.l4_ok is False:
@@ -148,17 +181,31 @@ def test_wire_never_fixes_bad_always_fixes_partial(data: st.DataObject) -> None:
     meta = offlab.RxMeta(ip=ip_s, l4=l4_s)
     br = offlab.Pipeline()
     br.add_port("p1")
-    tx_opts = {k: "true" for k in data.draw(st.lists(st.sampled_from(
-        ["ol_ip_tx_csum", "ol_l4_tx_csum", "ol_out_ip_tx_csum", "ol_out_udp_tx_csum"]),
-        unique=True))}
+    tx_opts = {
+        k: "true"
+        for k in data.draw(
+            st.lists(
+                st.sampled_from(
+                    ["ol_ip_tx_csum", "ol_l4_tx_csum", "ol_out_ip_tx_csum", "ol_out_udp_tx_csum"]
+                ),
+                unique=True,
+            )
+        )
+    }
     br.add_port("p2", options=tx_opts)
     tunnel = data.draw(st.sampled_from([None, "vxlan", "geneve", "gre"]))
-    actions = data.draw(st.sampled_from(["", "mod_tp_dst:4242,", "dec_ttl,", "mod_tp_src:9,dec_ttl,"]))
+    actions = data.draw(
+        st.sampled_from(["", "mod_tp_dst:4242,", "dec_ttl,", "mod_tp_src:9,dec_ttl,"])
+    )
     if tunnel:
         v6 = data.draw(st.booleans())
-        tnl = offlab.TunnelConfig(tunnel, remote_ip="2001:db8:1::2" if v6 else "1.1.2.92",
-                                  local_ip="2001:db8:1::1" if v6 else "1.1.2.88", key=9,
-                                  csum=data.draw(st.booleans()))
+        tnl = offlab.TunnelConfig(
+            tunnel,
+            remote_ip="2001:db8:1::2" if v6 else "1.1.2.92",
+            local_ip="2001:db8:1::1" if v6 else "1.1.2.88",
+            key=9,
+            csum=data.draw(st.booleans()),
+        )
         br.add_port("t1", tunnel=tnl, underlay="p2")
         br.add_flow(f"in_port=p1,actions={actions}output:t1")
     else:

@@ -91,8 +91,9 @@ def test_cli_truncated_pcap(tmp_path: pytest.TempPathFactory) -> None:
     path.write_bytes(
         bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000") + b"\x00" * 6
     )
-    r = subprocess.run([*OFFLAB, "dissect", "--pcap", str(path)], capture_output=True,
-                       text=True, timeout=60)
+    r = subprocess.run(
+        [*OFFLAB, "dissect", "--pcap", str(path)], capture_output=True, text=True, timeout=60
+    )
     assert r.returncode in (0, 2)
     assert "Traceback" not in r.stderr
 

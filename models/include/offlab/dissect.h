@@ -25,7 +25,7 @@ struct ChecksumField {
 };
 
 struct Layer {
-  std::string name;     // "eth", "vlan", "ipv4", "ipv6", "tcp", "udp", "vxlan", "geneve", "gre", ...
+  std::string name;  // "eth", "vlan", "ipv4", "ipv6", "tcp", "udp", "vxlan", "geneve", "gre", ...
   int depth = 0;
   size_t offset = 0;
   size_t length = 0;    // header length

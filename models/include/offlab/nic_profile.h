@@ -16,10 +16,10 @@ namespace offlab {
 // Which checksums the NIC verifies in hardware and reports (good/bad) to the
 // driver for packets of one encapsulation kind.
 struct RxValidation {
-  bool outer_ip = false;   // outermost IPv4 header checksum
-  bool outer_l4 = false;   // outermost L4 (TCP/UDP/SCTP, or the tunnel's UDP)
-  bool inner_ip = false;   // tunnelled packets only
-  bool inner_l4 = false;   // tunnelled packets only
+  bool outer_ip = false;  // outermost IPv4 header checksum
+  bool outer_l4 = false;  // outermost L4 (TCP/UDP/SCTP, or the tunnel's UDP)
+  bool inner_ip = false;  // tunnelled packets only
+  bool inner_l4 = false;  // tunnelled packets only
 };
 
 struct NicProfile {

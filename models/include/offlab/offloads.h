@@ -115,7 +115,9 @@ class Offloads {
   std::string Describe() const;
 
  private:
-  uint32_t Shifted(Level level) const { return level == Level::kInner ? word_ >> ol::kShift : word_; }
+  uint32_t Shifted(Level level) const {
+    return level == Level::kInner ? word_ >> ol::kShift : word_;
+  }
   uint32_t word_ = 0;
 };
 

@@ -29,7 +29,7 @@ struct FlowKey {
   bool ipv6 = false;
   IpAddr nw_src{}, nw_dst{};
   uint8_t nw_proto = 0, nw_tos = 0, nw_ttl = 0, nw_frag = 0;
-  bool has_l4 = false;  // a complete TCP/UDP/SCTP/ICMP header
+  bool has_l4 = false;              // a complete TCP/UDP/SCTP/ICMP header
   uint16_t tp_src = 0, tp_dst = 0;  // ICMP: type, code
   uint16_t tcp_flags = 0;
   std::string error;  // why parsing stopped early, empty when it did not

@@ -27,7 +27,7 @@ namespace offlab {
 
 struct PortConfig {
   std::string name;
-  uint32_t ofport = 0;             // 0: the next free number
+  uint32_t ofport = 0;            // 0: the next free number
   std::string profile = "dummy";  // a built-in NIC profile name
   // netdev-dummy Interface options (dummy profile only): ol_ip_tx_csum,
   // ol_l4_tx_csum, ol_out_ip_tx_csum, ol_out_udp_tx_csum (+ "_disabled"),
@@ -57,7 +57,7 @@ struct RxMeta {
 struct Sent {
   std::string port;
   Bytes frame;
-  Offloads offloads;      // the status word handed to the NIC
+  Offloads offloads;       // the status word handed to the NIC
   uint16_t tso_segsz = 0;  // of the packet handed to the NIC
 };
 

@@ -28,9 +28,7 @@ struct TunnelConfig {
   bool gre_seq = false;  // GRE S bit
   Bytes geneve_options;  // encoded TLVs, a multiple of 4 bytes
 
-  bool csum_enabled() const {
-    return csum.value_or(ipv6 && type != TunnelType::kGre);
-  }
+  bool csum_enabled() const { return csum.value_or(ipv6 && type != TunnelType::kGre); }
   // Throws offlab::Error naming a bad field (e.g. Geneve options not 4-aligned).
   void Validate() const;
 };
