@@ -32,8 +32,13 @@ if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFF
     name=$(basename "$target")
     corpus=$(mktemp -d)
     [ -d "fuzz/corpus/$name" ] && cp -r "fuzz/corpus/$name/." "$corpus/"
-    run "$name" "$target" -max_total_time="$FUZZ_SECONDS" -print_final_stats=0 "$corpus" \
-      > "build-fuzz/$name.log" 2>&1 || tail -40 "build-fuzz/$name.log"
+    if "$target" -max_total_time="$FUZZ_SECONDS" "$corpus" > "build-fuzz/$name.log" 2>&1; then
+      echo "ok: $name ($(grep -c '^#' "build-fuzz/$name.log") status lines, no crash)"
+    else
+      tail -40 "build-fuzz/$name.log"
+      echo "FAILED: $name"
+      failed+=("$name")
+    fi
     rm -rf "$corpus"
   done
 else

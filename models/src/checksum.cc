@@ -145,10 +145,17 @@ uint16_t UpdateBytes(uint16_t c, const uint8_t* o, const uint8_t* n, size_t len)
 }
 
 // The baseline: one 16-bit word per step, kept scalar on purpose.
-__attribute__((optimize("no-tree-vectorize"))) uint16_t NaiveCompute(const uint8_t* data,
-                                                                     size_t len) {
+#if defined(__clang__)
+#define OFFLAB_SCALAR_LOOP _Pragma("clang loop vectorize(disable) interleave(disable)")
+#define OFFLAB_NO_VECTORIZE
+#else
+#define OFFLAB_SCALAR_LOOP
+#define OFFLAB_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
+#endif
+OFFLAB_NO_VECTORIZE uint16_t NaiveCompute(const uint8_t* data, size_t len) {
   uint32_t s = 0;
   size_t i = 0;
+  OFFLAB_SCALAR_LOOP
   for (; i + 1 < len; i += 2) {
     s += static_cast<uint32_t>(data[i] << 8 | data[i + 1]);
     s = (s & 0xffff) + (s >> 16);

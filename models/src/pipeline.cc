@@ -283,14 +283,22 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
         Process(p, 0, true, depth + 1);
         return;
       }
-      case ActionType::kCt:
-        if (!conntrack_->Execute(p, a.ct, &counters_)) return;
+      case ActionType::kCt: {
+        PacketBatch out = conntrack_->Execute(std::move(p), a.ct, &counters_);
         if (a.ct.table) {
-          p.md.recirc_id++;
-          Process(p, *a.ct.table, true, depth + 1);
+          for (Packet& q : out) {
+            q.md.recirc_id++;
+            Process(q, *a.ct.table, true, depth + 1);
+          }
           return;
         }
+        if (out.empty()) return;
+        // Released fragments beyond the first continue with the remaining actions.
+        std::vector<Action> rest(&a + 1, actions.data() + actions.size());
+        for (size_t i = 1; i < out.size(); i++) Execute(out[i], rest, depth);
+        p = std::move(out[0]);
         break;
+      }
       case ActionType::kRecirc:
         p.md.recirc_id++;
         Process(p, a.table, true, depth + 1);

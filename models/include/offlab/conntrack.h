@@ -1,13 +1,11 @@
 // Connection tracking as the OVS userspace datapath does it (lib/conntrack.c,
 // lib/ipf.c) as far as checksums are concerned: validation of the IPv4 and L4
 // checksums before a packet is tracked, NAT under rule M, NAT of the headers
-// embedded in ICMP errors, and fragment validation/reassembly.
+// embedded in ICMP errors, and fragment validation and reassembly.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <tuple>
 
 #include "offlab/counters.h"
 #include "offlab/flow.h"
@@ -22,13 +20,16 @@ class Conntrack {
   Conntrack(const Conntrack&) = delete;
   Conntrack& operator=(const Conntrack&) = delete;
 
-  // Runs ct(...) on a parsed packet: sets p.md.ct_state (kTracked plus
-  // new/established/related/reply, or kInvalid) and p.md.ct_zone, commits
-  // the connection if asked, and applies NAT. Returns false if the packet was
-  // consumed (a fragment held for reassembly).
-  bool Execute(Packet& p, const CtSpec& spec, Counters* counters = nullptr);
+  // Runs ct(...) on a parsed packet and returns the packets that continue:
+  // usually the packet itself with md.ct_state set (kTracked plus
+  // new/established/related/reply/NAT bits, or kInvalid); none while an IPv4
+  // fragment waits for the rest; all fragments of a datagram once it is
+  // complete (conntrack ran on the reassembled datagram, whose L4 header,
+  // finished by send_prepare(p, 0), is copied back into fragment 0).
+  PacketBatch Execute(Packet p, const CtSpec& spec, Counters* counters = nullptr);
 
   size_t connections() const;
+  size_t pending_fragments() const;
   void Clear();
 
  private:
