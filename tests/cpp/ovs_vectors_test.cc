@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "offlab/bytes.h"
@@ -441,6 +442,48 @@ TEST(OvsCompose, BadCsumSetsBadStatus) {
     // Fixed: dropped on the flag alone. Seeded bug: unknown status, so checked first.
     EXPECT_EQ(br.counters().Get("native_tnl_l3csum_checked"), fault ? 1u : 0u);
   }
+}
+
+}  // namespace
+}  // namespace offlab
+
+namespace offlab {
+namespace {
+
+// tests/dpif-netdev.at "tunnel tso fallback": the R7 IPv6 TSO packet
+// (2001:cafe::88 > ::92, hop limit 0 as compose-packet leaves it, 2000 zero
+// bytes, tso_segsz 500) sent into a csum=true tunnel on a port without tunnel
+// TSO: every software segment carries the same outer UDP checksum, which OVS
+// records as 5f36 for VXLAN and fcd1 for Geneve.
+std::set<std::string> FallbackOuterChecksums(TunnelType type) {
+  Pipeline br(PipelineConfig{.userspace_tso = true});
+  br.AddPort({.name = "p1", .options = {{"ol_tso_segsz", "500"}}});
+  br.AddPort({.name = "p2"});
+  bool v6;
+  TunnelConfig t;
+  t.type = type;
+  t.eth_src = ParseMac("aa:66:aa:66:00:00");
+  t.eth_dst = ParseMac("aa:66:aa:66:00:01");
+  t.ip_src = ParseIp("1.1.2.88", &v6);
+  t.ip_dst = ParseIp("1.1.2.92", &v6);
+  t.key = 123;
+  t.udp_src = 57363;
+  t.csum = true;
+  br.AddPort({.name = "t1", .ofport = 11, .tunnel = t, .underlay = "p2"});
+  br.AddFlow("in_port=p1,actions=output:11");
+  std::string in = std::string("0a8f394fe0738abf7e2f058486dd") + "6000000007e40600" +
+                   "2001cafe000000000000000000000088" + "2001cafe000000000000000000000092" +
+                   "d478145100000000000000005010000000000000" + std::string(4000, '0');
+  std::set<std::string> sums;
+  auto out = br.Receive("p1", FromHex(in));
+  EXPECT_EQ(out.size(), 4u);
+  for (const Sent& s : out) sums.insert(ToHex(&s.frame[40], 2));
+  return sums;
+}
+
+TEST(OvsR7, TunnelTsoFallbackOuterChecksumIsConstant) {
+  EXPECT_EQ(FallbackOuterChecksums(TunnelType::kVxlan), std::set<std::string>{"5f36"});
+  EXPECT_EQ(FallbackOuterChecksums(TunnelType::kGeneve), std::set<std::string>{"fcd1"});
 }
 
 }  // namespace
