@@ -2,91 +2,383 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include "offlab/caps.h"
 #include "offlab/error.h"
 
 namespace offlab {
 
+// Generated from models/profiles/*.yaml by models/embed_profiles.cmake.
 const std::map<std::string, std::string>& BuiltinProfileTexts();
 
 namespace {
 
-constexpr const char* kCapNames[] = {
-    "ipv4_cksum",    "tcp_cksum",      "udp_cksum",      "sctp_cksum",      "tcp_tso",
-    "vxlan_tnl_tso", "geneve_tnl_tso", "outer_ip_cksum", "outer_udp_cksum", "gre_tnl_tso"};
+// Bounds that reject typos (an extra digit, a sign) rather than describe any
+// real device: the fastest Ethernet PHY today is 1.6 Tb/s, and no driver
+// accepts a TSO frame beyond a few hundred KiB.
+constexpr double kMaxLinkGbps = 1600;
+constexpr int64_t kMinTsoBytes = 1500;
+constexpr int64_t kMaxTsoBytes = int64_t{4} << 20;
+constexpr int64_t kMaxTsoSegs = 65535;
 
-class Reader {
+constexpr std::string_view kRxPlainKeys[] = {"outer_ip", "outer_l4", "source"};
+constexpr std::string_view kRxTunnelKeys[] = {"outer_ip", "outer_l4", "inner_ip", "inner_l4",
+                                              "source"};
+
+using Keys = std::vector<std::string>;
+
+// Errors cross into logs and test reports verbatim, so they must stay on one
+// line whatever bytes the profile (or a YAML error message) contained.
+std::string OneLine(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return s;
+}
+
+std::string Join(const Keys& keys) {
+  std::string out;
+  for (const std::string& k : keys) {
+    if (!out.empty()) out += ", ";
+    out += k;
+  }
+  return out;
+}
+
+Keys AllCapNames() {
+  Keys names;
+  for (uint32_t bit = 1; bit & cap::kAll; bit <<= 1) names.push_back(CapsToString(bit));
+  return names;
+}
+
+std::string LineOf(const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  if (m.is_null() || m.line < 0) return "";
+  return " (line " + std::to_string(m.line + 1) + ")";
+}
+
+std::string KindOf(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Null:
+      return "null";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Undefined:
+      break;
+  }
+  return "nothing";
+}
+
+// For messages: a scalar is quoted (and shortened), anything else is named.
+std::string Shown(const YAML::Node& n) {
+  if (!n.IsScalar()) return KindOf(n);
+  std::string s = n.Scalar();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return "'" + s + "'";
+}
+
+// yaml-cpp tags a quoted scalar "!" and a plain one "?": only plain scalars
+// may be booleans or numbers, so that "true" in quotes is caught as a string.
+bool IsPlainScalar(const YAML::Node& n) { return n.IsScalar() && n.Tag() != "!"; }
+
+class ProfileParser {
  public:
-  explicit Reader(std::string name) : name_(std::move(name)) {}
+  explicit ProfileParser(const std::string& expected_name)
+      : expected_(expected_name), label_(expected_name.empty() ? "<unnamed>" : expected_name) {}
 
-  [[noreturn]] void Fail(const std::string& what) const {
-    throw Error("profile " + name_ + ": " + what);
-  }
-
-  void OnlyKeys(const YAML::Node& n, const std::string& where,
-                const std::set<std::string>& allowed) const {
-    if (!n.IsMap()) Fail(where + " must be a mapping");
-    for (const auto& kv : n) {
-      std::string k = kv.first.as<std::string>();
-      if (!allowed.count(k)) {
-        std::string list;
-        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        Fail("unknown key '" + k + "' in " + where + " (known: " + list + ")");
-      }
-    }
-  }
-
-  YAML::Node Need(const YAML::Node& n, const std::string& key, const std::string& where) const {
-    if (!n[key]) Fail("missing '" + key + "' in " + where);
-    return n[key];
-  }
-
-  template <typename T>
-  T As(const YAML::Node& n, const std::string& where) const {
-    try {
-      return n.as<T>();
-    } catch (const YAML::Exception&) {
-      Fail(where + " has the wrong type");
-    }
-  }
-
-  // {value: X, source: "..."}: the value, with its source recorded.
-  template <typename T>
-  T Sourced(const YAML::Node& parent, const std::string& key, const std::string& where,
-            NicProfile& p) const {
-    const std::string path = where + "." + key;
-    YAML::Node n = Need(parent, key, where);
-    OnlyKeys(n, path, {"value", "source"});
-    std::string src = As<std::string>(Need(n, "source", path), path + ".source");
-    if (src.empty()) Fail(path + ".source is empty");
-    p.sources[path] = src;
-    return As<T>(Need(n, "value", path), path + ".value");
-  }
-
-  RxValidation Rx(const YAML::Node& rx, const std::string& kind, NicProfile& p) const {
-    const std::string path = "rx." + kind;
-    YAML::Node n = Need(rx, kind, "rx");
-    OnlyKeys(n, path, {"outer_ip", "outer_l4", "inner_ip", "inner_l4", "source"});
-    std::string src = As<std::string>(Need(n, "source", path), path + ".source");
-    if (src.empty()) Fail(path + ".source is empty");
-    p.sources[path] = src;
-    RxValidation v;
-    v.outer_ip = As<bool>(Need(n, "outer_ip", path), path + ".outer_ip");
-    v.outer_l4 = As<bool>(Need(n, "outer_l4", path), path + ".outer_l4");
-    v.inner_ip = n["inner_ip"] ? As<bool>(n["inner_ip"], path + ".inner_ip") : false;
-    v.inner_l4 = n["inner_l4"] ? As<bool>(n["inner_l4"], path + ".inner_l4") : false;
-    if (kind == "plain" && (v.inner_ip || v.inner_l4))
-      Fail(path + " cannot validate inner headers");
-    return v;
-  }
+  NicProfile Parse(const std::string& text);
 
  private:
-  std::string name_;
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw Error(OneLine("profile " + label_ + ": " + what));
+  }
+  [[noreturn]] void Fail(const YAML::Node& at, const std::string& what) const {
+    Fail(what + LineOf(at));
+  }
+
+  void ParseBody(const YAML::Node& root);
+  void CheckKeys(const YAML::Node& map, const std::string& where, const std::string& key_noun,
+                 const Keys& allowed, const Keys& required) const;
+  std::string String(const YAML::Node& n, const std::string& what) const;
+  bool Bool(const YAML::Node& n, const std::string& what) const;
+  int64_t Integer(const YAML::Node& n, const std::string& what, int64_t lo, int64_t hi) const;
+  double Real(const YAML::Node& n, const std::string& what, double lo, double hi) const;
+  std::string Source(const YAML::Node& n, const std::string& what) const;
+
+  // A `{value: ..., source: "..."}` entry: records the source under `key`
+  // and returns the node holding the value.
+  YAML::Node Sourced(const YAML::Node& n, const std::string& what, const std::string& key);
+  RxValidation Rx(const YAML::Node& n, const std::string& kind, bool tunnel);
+  void CheckConsistency() const;
+
+  std::string expected_;
+  std::string label_;
+  NicProfile p_;
 };
+
+NicProfile ProfileParser::Parse(const std::string& text) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    std::string where;
+    if (!e.mark.is_null() && e.mark.line >= 0) {
+      where = " (line " + std::to_string(e.mark.line + 1) + ", column " +
+              std::to_string(e.mark.column + 1) + ")";
+    }
+    Fail("malformed YAML: " + e.msg + where);
+  }
+  if (docs.empty() || docs[0].IsNull()) Fail("empty document; expected a mapping");
+  if (docs.size() > 1) {
+    Fail(docs[1], "expected one YAML document, found " + std::to_string(docs.size()));
+  }
+  // Node accessors can still throw on shapes the checks above let through;
+  // they are reported like any other profile error instead of escaping.
+  try {
+    ParseBody(docs[0]);
+  } catch (const YAML::Exception& e) {
+    Fail("invalid profile: " + e.msg + LineOf(docs[0]));
+  }
+  CheckConsistency();
+  return std::move(p_);
+}
+
+void ProfileParser::CheckKeys(const YAML::Node& map, const std::string& where,
+                              const std::string& key_noun, const Keys& allowed,
+                              const Keys& required) const {
+  if (!map.IsMap()) Fail(map, where + " must be a mapping, got " + KindOf(map));
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar()) Fail(kv.first, where + " has a key that is " + KindOf(kv.first));
+    const std::string& key = kv.first.Scalar();
+    bool known = false;
+    for (const std::string& a : allowed) known = known || a == key;
+    if (!known) {
+      Fail(kv.first, "unknown " + key_noun + " '" + key + "' in " + where +
+                         " (known: " + Join(allowed) + ")");
+    }
+    if (!seen.insert(key).second) {
+      Fail(kv.first, "duplicate " + key_noun + " '" + key + "' in " + where);
+    }
+  }
+  for (const std::string& r : required) {
+    if (!seen.count(r)) Fail(map, "missing " + key_noun + " '" + r + "' in " + where);
+  }
+}
+
+std::string ProfileParser::String(const YAML::Node& n, const std::string& what) const {
+  if (!n.IsScalar()) Fail(n, what + " must be a string, got " + KindOf(n));
+  return n.Scalar();
+}
+
+bool ProfileParser::Bool(const YAML::Node& n, const std::string& what) const {
+  // Only the two canonical spellings: yes/no/on/off are booleans in YAML 1.1
+  // but strings in YAML 1.2, so other loaders (Python's) could disagree.
+  if (IsPlainScalar(n)) {
+    if (n.Scalar() == "true") return true;
+    if (n.Scalar() == "false") return false;
+  }
+  Fail(n, what + " must be true or false, got " + Shown(n));
+}
+
+int64_t ProfileParser::Integer(const YAML::Node& n, const std::string& what, int64_t lo,
+                               int64_t hi) const {
+  int64_t v = 0;
+  if (IsPlainScalar(n)) {
+    const std::string& s = n.Scalar();
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range) {
+      Fail(n, what + " " + Shown(n) + " is out of range [" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + "]");
+    }
+    if (ec == std::errc() && end == s.data() + s.size() && !s.empty()) {
+      if (v < lo || v > hi) {
+        Fail(n, what + " " + s + " is out of range [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "]");
+      }
+      return v;
+    }
+  }
+  Fail(n, what + " must be an integer, got " + Shown(n));
+}
+
+double ProfileParser::Real(const YAML::Node& n, const std::string& what, double lo,
+                           double hi) const {
+  double v = 0;
+  if (IsPlainScalar(n)) {
+    const std::string& s = n.Scalar();
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && end == s.data() + s.size() && !s.empty()) {
+      if (!std::isfinite(v) || v < lo || v > hi) {
+        std::ostringstream range;
+        range << "[" << lo << ", " << hi << "]";
+        Fail(n, what + " " + s + " is out of range " + range.str());
+      }
+      return v;
+    }
+  }
+  Fail(n, what + " must be a number, got " + Shown(n));
+}
+
+std::string ProfileParser::Source(const YAML::Node& n, const std::string& what) const {
+  std::string s = String(n, what + " source");
+  if (s.find_first_not_of(" \t\r\n") == std::string::npos) Fail(n, what + " has an empty source");
+  return s;
+}
+
+YAML::Node ProfileParser::Sourced(const YAML::Node& n, const std::string& what,
+                                  const std::string& key) {
+  CheckKeys(n, what, "key", {"value", "source"}, {"value", "source"});
+  p_.sources[key] = Source(n["source"], what);
+  return n["value"];
+}
+
+RxValidation ProfileParser::Rx(const YAML::Node& n, const std::string& kind, bool tunnel) {
+  const std::string where = "rx '" + kind + "'";
+  Keys keys;
+  if (tunnel) {
+    keys.assign(std::begin(kRxTunnelKeys), std::end(kRxTunnelKeys));
+  } else {
+    keys.assign(std::begin(kRxPlainKeys), std::end(kRxPlainKeys));
+  }
+  CheckKeys(n, where, "key", keys, keys);
+  RxValidation rx;
+  rx.outer_ip = Bool(n["outer_ip"], where + " outer_ip");
+  rx.outer_l4 = Bool(n["outer_l4"], where + " outer_l4");
+  if (tunnel) {
+    rx.inner_ip = Bool(n["inner_ip"], where + " inner_ip");
+    rx.inner_l4 = Bool(n["inner_l4"], where + " inner_l4");
+  }
+  p_.sources["rx_" + kind] = Source(n["source"], where);
+  return rx;
+}
+
+void ProfileParser::ParseBody(const YAML::Node& root) {
+  const Keys top = {"name",
+                    "description",
+                    "driver",
+                    "link_gbps",
+                    "tx",
+                    "rx",
+                    "rx_partial_from_guest",
+                    "lro",
+                    "gro",
+                    "max_tso_bytes",
+                    "max_tso_segs",
+                    "quirks",
+                    "notes"};
+  Keys required = top;
+  required.pop_back();  // notes
+  CheckKeys(root, "the top level", "key", top, required);
+
+  const YAML::Node name = root["name"];
+  p_.name = String(name, "'name'");
+  bool valid_name = !p_.name.empty() && p_.name.size() <= 64;
+  for (char c : p_.name) {
+    valid_name = valid_name && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  }
+  if (!valid_name) Fail(name, "'name' " + Shown(name) + " must match [a-z0-9_]{1,64}");
+  if (expected_.empty()) {
+    label_ = p_.name;
+  } else if (p_.name != expected_) {
+    Fail(name, "'name' " + Shown(name) + " does not match the profile name '" + expected_ + "'");
+  }
+
+  p_.description = String(root["description"], "'description'");
+  if (p_.description.empty()) Fail(root["description"], "'description' is empty");
+  p_.driver = String(root["driver"], "'driver'");
+  if (p_.driver.empty()) Fail(root["driver"], "'driver' is empty");
+
+  p_.link_gbps = Real(Sourced(root["link_gbps"], "'link_gbps'", "link_gbps"), "'link_gbps' value",
+                      0, kMaxLinkGbps);
+
+  const Keys caps = AllCapNames();
+  const YAML::Node tx = root["tx"];
+  CheckKeys(tx, "'tx'", "tx capability", caps, caps);
+  for (const std::string& c : caps) {
+    const std::string what = "tx capability '" + c + "'";
+    if (Bool(Sourced(tx[c], what, c), what + " value")) p_.tx_caps |= CapFromName(c);
+  }
+
+  const YAML::Node rx = root["rx"];
+  const Keys kinds = {"plain", "vxlan", "geneve", "gre"};
+  CheckKeys(rx, "'rx'", "rx packet kind", kinds, kinds);
+  p_.rx_plain = Rx(rx["plain"], "plain", false);
+  p_.rx_vxlan = Rx(rx["vxlan"], "vxlan", true);
+  p_.rx_geneve = Rx(rx["geneve"], "geneve", true);
+  p_.rx_gre = Rx(rx["gre"], "gre", true);
+
+  auto sourced_bool = [&](const char* key) {
+    const std::string what = std::string("'") + key + "'";
+    return Bool(Sourced(root[key], what, key), what + " value");
+  };
+  p_.rx_partial_from_guest = sourced_bool("rx_partial_from_guest");
+  p_.lro = sourced_bool("lro");
+  p_.gro = sourced_bool("gro");
+  p_.max_tso_bytes = static_cast<uint32_t>(
+      Integer(Sourced(root["max_tso_bytes"], "'max_tso_bytes'", "max_tso_bytes"),
+              "'max_tso_bytes' value", kMinTsoBytes, kMaxTsoBytes));
+  p_.max_tso_segs =
+      static_cast<uint16_t>(Integer(Sourced(root["max_tso_segs"], "'max_tso_segs'", "max_tso_segs"),
+                                    "'max_tso_segs' value", 0, kMaxTsoSegs));
+
+  const YAML::Node quirks = root["quirks"];
+  const Keys quirk_names = {"outer_udp_needs_pseudo_seed", "outer_udp_left_as_is"};
+  CheckKeys(quirks, "'quirks'", "quirk", quirk_names, quirk_names);
+  auto quirk = [&](const std::string& q) {
+    const std::string what = "quirk '" + q + "'";
+    return Bool(Sourced(quirks[q], what, q), what + " value");
+  };
+  p_.outer_udp_needs_pseudo_seed = quirk("outer_udp_needs_pseudo_seed");
+  p_.outer_udp_left_as_is = quirk("outer_udp_left_as_is");
+
+  if (root["notes"]) {
+    const YAML::Node notes = root["notes"];
+    if (!notes.IsSequence()) Fail(notes, "'notes' must be a list of strings, got " + KindOf(notes));
+    for (const YAML::Node& note : notes) {
+      std::string s = String(note, "each note");
+      if (s.find_first_not_of(" \t\r\n") == std::string::npos) Fail(note, "a note is empty");
+      p_.notes.push_back(std::move(s));
+    }
+  }
+}
+
+// Combinations that no device can have; each one has been a real source of
+// wrong checksums when a model (or a driver) got it wrong.
+void ProfileParser::CheckConsistency() const {
+  for (uint32_t tnl : {cap::kVxlanTnlTso, cap::kGeneveTnlTso, cap::kGreTnlTso}) {
+    if ((p_.tx_caps & tnl) && !(p_.tx_caps & cap::kTcpTso)) {
+      Fail("tx capability '" + CapsToString(tnl) + "' requires 'tcp_tso'");
+    }
+  }
+  if (p_.outer_udp_left_as_is && (p_.tx_caps & cap::kOuterUdpCksum)) {
+    Fail("quirk 'outer_udp_left_as_is' contradicts tx capability 'outer_udp_cksum'");
+  }
+  if (p_.outer_udp_needs_pseudo_seed && !(p_.tx_caps & cap::kOuterUdpCksum)) {
+    Fail("quirk 'outer_udp_needs_pseudo_seed' requires tx capability 'outer_udp_cksum'");
+  }
+}
+
+Keys BuiltinNames() {
+  Keys names;
+  for (const auto& [name, text] : BuiltinProfileTexts()) names.push_back(name);
+  return names;
+}
 
 }  // namespace
 
@@ -105,91 +397,43 @@ const RxValidation& NicProfile::rx_for(TunnelType t) const {
 }
 
 NicProfile ParseProfile(const std::string& yaml_text, const std::string& name) {
-  Reader r(name);
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    r.Fail("malformed YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  if (!root.IsMap()) r.Fail("top level must be a mapping");
-  r.OnlyKeys(root, "the profile",
-             {"name", "description", "driver", "link_gbps", "tx", "rx", "coalescing", "limits",
-              "quirks", "notes"});
-  NicProfile p;
-  p.name = r.As<std::string>(r.Need(root, "name", "the profile"), "name");
-  if (p.name != name) r.Fail("name '" + p.name + "' does not match the file name");
-  p.description = r.As<std::string>(r.Need(root, "description", "the profile"), "description");
-  p.driver = r.As<std::string>(r.Need(root, "driver", "the profile"), "driver");
-  p.link_gbps = r.As<double>(r.Need(root, "link_gbps", "the profile"), "link_gbps");
-  if (!(p.link_gbps > 0 && p.link_gbps <= 1600)) r.Fail("link_gbps must be in (0, 1600]");
-
-  YAML::Node tx = r.Need(root, "tx", "the profile");
-  std::set<std::string> cap_names(std::begin(kCapNames), std::end(kCapNames));
-  r.OnlyKeys(tx, "tx", cap_names);
-  for (const char* cap : kCapNames) {
-    if (r.Sourced<bool>(tx, cap, "tx", p)) p.tx_caps |= CapFromName(cap);
-  }
-
-  YAML::Node rx = r.Need(root, "rx", "the profile");
-  r.OnlyKeys(rx, "rx", {"plain", "vxlan", "geneve", "gre", "partial_from_guest"});
-  p.rx_plain = r.Rx(rx, "plain", p);
-  p.rx_vxlan = r.Rx(rx, "vxlan", p);
-  p.rx_geneve = r.Rx(rx, "geneve", p);
-  p.rx_gre = r.Rx(rx, "gre", p);
-  p.rx_partial_from_guest = r.Sourced<bool>(rx, "partial_from_guest", "rx", p);
-
-  YAML::Node co = r.Need(root, "coalescing", "the profile");
-  r.OnlyKeys(co, "coalescing", {"lro", "gro"});
-  p.lro = r.Sourced<bool>(co, "lro", "coalescing", p);
-  p.gro = r.Sourced<bool>(co, "gro", "coalescing", p);
-
-  YAML::Node lim = r.Need(root, "limits", "the profile");
-  r.OnlyKeys(lim, "limits", {"max_tso_bytes", "max_tso_segs"});
-  int64_t bytes = r.Sourced<int64_t>(lim, "max_tso_bytes", "limits", p);
-  int64_t segs = r.Sourced<int64_t>(lim, "max_tso_segs", "limits", p);
-  if (bytes < 1500 || bytes > (1 << 20)) r.Fail("limits.max_tso_bytes must be in [1500, 1048576]");
-  if (segs < 0 || segs > 65535) r.Fail("limits.max_tso_segs must be in [0, 65535]");
-  p.max_tso_bytes = static_cast<uint32_t>(bytes);
-  p.max_tso_segs = static_cast<uint16_t>(segs);
-
-  YAML::Node q = r.Need(root, "quirks", "the profile");
-  r.OnlyKeys(q, "quirks", {"outer_udp_needs_pseudo_seed", "outer_udp_left_as_is"});
-  p.outer_udp_needs_pseudo_seed = r.Sourced<bool>(q, "outer_udp_needs_pseudo_seed", "quirks", p);
-  p.outer_udp_left_as_is = r.Sourced<bool>(q, "outer_udp_left_as_is", "quirks", p);
-
-  if (root["notes"]) {
-    if (!root["notes"].IsSequence()) r.Fail("notes must be a list of strings");
-    for (const auto& n : root["notes"]) p.notes.push_back(r.As<std::string>(n, "notes"));
-  }
-  return p;
+  return ProfileParser(name).Parse(yaml_text);
 }
 
 NicProfile LoadProfileFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("profile file " + path + ": cannot be read");
-  std::stringstream text;
+  const std::filesystem::path fs_path(path);
+  const std::string stem = fs_path.stem().string();
+  const std::string label = stem.empty() ? path : stem;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(fs_path, ec)) {
+    const std::string why = ec ? ec.message()
+                            : std::filesystem::exists(fs_path, ec)
+                                ? std::string("not a regular file")
+                                : std::string("no such file");
+    throw Error(OneLine("profile " + label + ": cannot read '" + path + "': " + why));
+  }
+  std::ifstream in(fs_path, std::ios::binary);
+  if (!in.is_open()) {
+    throw Error(OneLine("profile " + label + ": cannot open '" + path + "'"));
+  }
+  std::ostringstream text;
   text << in.rdbuf();
-  std::string stem = path.substr(path.find_last_of('/') + 1);
-  stem = stem.substr(0, stem.find('.'));
+  if (!in.good() && !in.eof()) {
+    throw Error(OneLine("profile " + label + ": cannot read '" + path + "'"));
+  }
   return ParseProfile(text.str(), stem);
 }
 
 NicProfile BuiltinProfile(const std::string& name) {
   const auto& texts = BuiltinProfileTexts();
-  auto it = texts.find(name);
+  const auto it = texts.find(name);
   if (it == texts.end()) {
-    std::string known;
-    for (const auto& [n, t] : texts) known += (known.empty() ? "" : ", ") + n;
-    throw Error("unknown NIC profile '" + name + "' (known: " + known + ")");
+    throw Error(OneLine("profile " + name + ": no built-in profile of that name (known: " +
+                        Join(BuiltinNames()) + ")"));
   }
   return ParseProfile(it->second, name);
 }
 
-std::vector<std::string> BuiltinProfileNames() {
-  std::vector<std::string> names;
-  for (const auto& [n, t] : BuiltinProfileTexts()) names.push_back(n);
-  return names;
-}
+std::vector<std::string> BuiltinProfileNames() { return BuiltinNames(); }
 
 }  // namespace offlab

@@ -4,6 +4,7 @@
 
 #include "offlab/caps.h"
 #include "offlab/complete.h"
+#include "offlab/conntrack.h"
 #include "offlab/egress.h"
 #include "offlab/error.h"
 #include "offlab/faults.h"
@@ -249,6 +250,31 @@ void BindPipeline(py::module_& m) {
         return py::make_tuple(p, st);
       },
       py::arg("frame"), py::arg("profile"), "Receive validation per profile: (packet, status).");
+
+  py::class_<Conntrack>(m, "Conntrack", "The userspace connection tracker with ipf.")
+      .def(py::init<>())
+      .def(
+          "execute",
+          [](Conntrack& ct, const Packet& p, bool commit, uint16_t zone,
+             std::optional<std::string> nat_dst, std::optional<std::string> nat_src) {
+            CtSpec spec;
+            spec.commit = commit;
+            spec.zone = zone;
+            if (nat_dst || nat_src) {
+              spec.nat.enabled = true;
+              spec.nat.snat = nat_src.has_value();
+              spec.nat.addr = ParseIp(nat_src ? *nat_src : *nat_dst, &spec.nat.ipv6);
+            }
+            Counters c;
+            PacketBatch out = ct.Execute(p, spec, &c);
+            return py::make_tuple(out, c.values());
+          },
+          py::arg("packet"), py::arg("commit") = true, py::arg("zone") = 0,
+          py::arg("nat_dst") = py::none(), py::arg("nat_src") = py::none(),
+          "ct(commit, nat) on a parsed packet; returns (packets, counters).")
+      .def_property_readonly("connections", &Conntrack::connections);
+  m.def(
+      "ct_state", [](const Packet& p) { return p.md.ct_state; }, py::arg("packet"));
 
   // The pipeline.
   py::class_<RxMeta>(m, "RxMeta", "Metadata a virtual NIC passes with a received frame.")

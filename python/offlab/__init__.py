@@ -7,6 +7,7 @@ supported API.
 from __future__ import annotations
 
 from ._core import (
+    Conntrack,
     Csum,
     CsumStatus,
     Dissection,
@@ -30,6 +31,7 @@ from ._core import (
     caps,
     checksum,
     clear_faults,
+    ct_state,
     disable_fault,
     dissect,
     enable_fault,
@@ -58,6 +60,7 @@ from ._core import (
 from .scapy_compat import from_scapy, to_scapy
 
 __all__ = [
+    "Conntrack",
     "Csum",
     "CsumStatus",
     "Dissection",
@@ -81,6 +84,7 @@ __all__ = [
     "caps",
     "checksum",
     "clear_faults",
+    "ct_state",
     "disable_fault",
     "dissect",
     "enable_fault",
