@@ -80,9 +80,8 @@ statuses in the low 16 bits, inner = outer << 16.)doc")
            })
       .def("__len__", &Packet::size)
       .def_property_readonly("headroom", &Packet::headroom)
-      .def_property(
-          "offloads", [](const Packet& p) { return p.offloads; },
-          [](Packet& p, const Offloads& o) { p.offloads = o; })
+      // By reference: p.offloads.set_status(...) must change the packet.
+      .def_readwrite("offloads", &Packet::offloads)
       .def_readwrite("tso_segsz", &Packet::tso_segsz)
       .def_property(
           "l3_ofs", [](const Packet& p) { return Ofs(p.l3_ofs); },

@@ -102,3 +102,9 @@ def test_demo_reproduces_ovs() -> None:
     r = subprocess.run([*OFFLAB, "demo"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "25/25 output frames byte-identical" in r.stdout
+
+
+def test_offloads_attribute_is_the_packets_own() -> None:
+    p = offlab.Packet(bytes(60))
+    p.offloads.set_status(Level.OUTER, Csum.L4, CsumStatus.PARTIAL)
+    assert p.offloads.status(Level.OUTER, Csum.L4) == CsumStatus.PARTIAL

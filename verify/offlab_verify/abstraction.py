@@ -1,0 +1,177 @@
+"""The abstract state of a packet, computed from a concrete one.
+
+Statuses come from the offloads word; whether each checksum field is correct
+comes from the bytes (the independent dissector); the ghost bits record what
+was true of the original packet on ingress.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+import offlab
+from offlab import Csum, Level
+
+# Phases of a packet's life in the abstraction.
+DATAPATH, WIRE, DROPPED = 0, 1, 2
+
+_STATUS = {
+    offlab.CsumStatus.UNKNOWN: 0,
+    offlab.CsumStatus.BAD: 1,
+    offlab.CsumStatus.GOOD: 2,
+    offlab.CsumStatus.PARTIAL: 3,
+}
+UNKNOWN, BAD, GOOD, PARTIAL = 0, 1, 2, 3
+STATUS_NAMES = ("unknown", "bad", "good", "partial")
+_TUNNEL = {
+    offlab.TunnelType.NONE: 0,
+    offlab.TunnelType.VXLAN: 1,
+    offlab.TunnelType.GENEVE: 2,
+    offlab.TunnelType.GRE: 3,
+}
+_PROTO = {offlab.L4Proto.NONE: 0, offlab.L4Proto.TCP: 1, offlab.L4Proto.UDP: 2, offlab.L4Proto.SCTP: 3}
+
+
+@dataclass(frozen=True, order=True)
+class State:
+    """One abstract state; every field is a small non-negative integer."""
+
+    phase: int = DATAPATH
+    encap: int = 0  # bytes carry a tunnel header (original packet at depth 1)
+    tun: int = 0  # tunnel type bits of the offloads word
+    tso: int = 0
+    parsed: int = 0  # layer offsets located
+    p_o: int = 0  # L4 protocol bits, outer / inner
+    p_i: int = 0
+    ip_o: int = 0  # statuses, outer / inner
+    l4_o: int = 0
+    ip_i: int = 0
+    l4_i: int = 0
+    ok_ip_o: int = 1  # checksum fields correct in the bytes (depth 0 / 1)
+    ok_l4_o: int = 1
+    ok_ip_i: int = 1
+    ok_l4_i: int = 1
+    ok_gre: int = 1  # GRE checksum: checked concretely in gre.py, not abstracted
+    g_ip: int = 0  # ghost: the original IP / L4 checksum was bad on ingress (not trusted)
+    g_l4: int = 0
+    g_oip: int = 0  # ghost: the outer IP / L4 of a packet received encapsulated was bad
+    g_ol4: int = 0
+    v_untrusted: int = 0  # sticky: a validating operation passed an unverified wrong checksum
+    v_stale: int = 0  # sticky: decapsulation left offload bits behind
+    v_nic: int = 0  # sticky: an offload was requested that the NIC does not advertise
+    v_fixbad: int = 0  # sticky: a bad status became good or partial
+    v_assert: int = 0  # sticky: a partial checksum the datapath could not finish
+    v_premise: int = 0  # a TSO packet whose L4 is not partial or whose IP is not trusted
+
+    def describe(self) -> str:
+        if self.phase == DROPPED:
+            return "dropped"
+        parts = []
+        if self.phase == WIRE:
+            parts.append("on the wire")
+        names = ("outer", "inner") if self.encap else ("", "")
+        for lvl, ip, l4, okip, okl4 in (
+            (names[0], self.ip_o, self.l4_o, self.ok_ip_o, self.ok_l4_o),
+            (names[1], self.ip_i, self.l4_i, self.ok_ip_i, self.ok_l4_i),
+        ):
+            if lvl == "" and parts and self.encap == 0 and ip == 0 and l4 == 0:
+                continue
+            parts.append(
+                f"{lvl} ip {STATUS_NAMES[ip]}{'' if okip else ' (wrong)'}"
+                f" l4 {STATUS_NAMES[l4]}{'' if okl4 else ' (wrong)'}".strip()
+            )
+        if self.tso:
+            parts.append("TSO")
+        if self.g_ip or self.g_l4:
+            parts.append("bad on ingress: " + "+".join(n for n, g in (("ip", self.g_ip), ("l4", self.g_l4)) if g))
+        return ", ".join(parts)
+
+
+FIELDS = tuple(f.name for f in fields(State))
+
+
+def verdicts(frame: bytes) -> dict[tuple[str, int], bool]:
+    """(layer, depth) -> checksum correct, for IPv4/TCP/UDP/GRE; absent counts as correct."""
+    out: dict[tuple[str, int], bool] = {}
+    for c in offlab.dissect(frame).checksums:
+        layer = {"ipv4": "ip", "tcp": "l4", "udp": "l4", "sctp": "l4", "gre": "gre"}.get(c.layer)
+        if layer is None:
+            continue
+        ok = c.verdict != offlab.Verdict.INCORRECT
+        out[(layer, c.depth)] = out.get((layer, c.depth), True) and ok
+    return out
+
+
+def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
+    """The abstract state of `p` in the datapath, carrying ghost/sticky bits of `ghost`."""
+    o = p.offloads
+    v = verdicts(p.bytes())
+    return replace(
+        ghost,
+        phase=DATAPATH,
+        encap=encap,
+        tun=_TUNNEL[o.tunnel],
+        tso=int(p.tso_segsz > 0),
+        parsed=parsed,
+        p_o=_PROTO[o.l4_proto(Level.OUTER)],
+        p_i=_PROTO[o.l4_proto(Level.INNER)],
+        ip_o=_STATUS[o.status(Level.OUTER, Csum.IP)],
+        l4_o=_STATUS[o.status(Level.OUTER, Csum.L4)],
+        ip_i=_STATUS[o.status(Level.INNER, Csum.IP)],
+        l4_i=_STATUS[o.status(Level.INNER, Csum.L4)],
+        ok_ip_o=int(v.get(("ip", 0), True)),
+        ok_l4_o=int(v.get(("l4", 0), True)),
+        ok_ip_i=int(v.get(("ip", 1), True)),
+        ok_l4_i=int(v.get(("l4", 1), True)),
+    )
+
+
+def wire(frames: list[bytes], ghost: State, encap: int, violation: bool) -> State:
+    """The abstract state of what a NIC put on the wire (all frames must agree)."""
+    ok = {"ip0": 1, "l40": 1, "ip1": 1, "l41": 1, "gre": 1}
+    for f in frames:
+        v = verdicts(f)
+        ok["ip0"] &= int(v.get(("ip", 0), True))
+        ok["l40"] &= int(v.get(("l4", 0), True))
+        ok["ip1"] &= int(v.get(("ip", 1), True))
+        ok["l41"] &= int(v.get(("l4", 1), True))
+    return State(
+        phase=WIRE,
+        encap=encap,
+        ok_ip_o=ok["ip0"],
+        ok_l4_o=ok["l40"],
+        ok_ip_i=ok["ip1"],
+        ok_l4_i=ok["l41"],
+        g_ip=ghost.g_ip,
+        g_l4=ghost.g_l4,
+        g_oip=ghost.g_oip,
+        g_ol4=ghost.g_ol4,
+        v_untrusted=ghost.v_untrusted,
+        v_stale=ghost.v_stale,
+        v_nic=int(ghost.v_nic or violation),
+        v_fixbad=ghost.v_fixbad,
+        v_assert=ghost.v_assert,
+    )
+
+
+def dropped(ghost: State) -> State:
+    return State(
+        phase=DROPPED,
+        g_ip=ghost.g_ip,
+        g_l4=ghost.g_l4,
+        v_untrusted=ghost.v_untrusted,
+        v_stale=ghost.v_stale,
+        v_nic=ghost.v_nic,
+        v_fixbad=ghost.v_fixbad,
+        v_assert=ghost.v_assert,
+    )
+
+
+def orig_status(s: State) -> tuple[int, int]:
+    """Statuses (ip, l4) of the original packet's own headers."""
+    return (s.ip_i, s.l4_i) if s.encap else (s.ip_o, s.l4_o)
+
+
+def orig_ok(s: State) -> tuple[int, int]:
+    """Whether the original packet's IP and L4 checksum fields are correct."""
+    return (s.ok_ip_i, s.ok_l4_i) if s.encap else (s.ok_ip_o, s.ok_l4_o)

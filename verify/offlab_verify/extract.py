@@ -1,0 +1,380 @@
+"""Extraction of the transition relation from the compiled core.
+
+Every abstract state keeps several concrete witness packets (different
+payloads, lengths and checksum values). Each operation runs on every witness;
+if the abstract results disagree the abstraction is too coarse and extraction
+stops with TooCoarse rather than picking one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import offlab
+from offlab import Csum, Level
+
+from .abstraction import (
+    BAD,
+    DATAPATH,
+    GOOD,
+    PARTIAL,
+    UNKNOWN,
+    State,
+    abstract,
+    dropped,
+    orig_status,
+    wire,
+)
+
+WITNESSES_PER_STATE = 4
+_ST = {
+    UNKNOWN: offlab.CsumStatus.UNKNOWN,
+    BAD: offlab.CsumStatus.BAD,
+    GOOD: offlab.CsumStatus.GOOD,
+    PARTIAL: offlab.CsumStatus.PARTIAL,
+}
+
+
+class TooCoarse(Exception):
+    """Concrete packets of one abstract state disagree on an operation's result."""
+
+
+@dataclass(frozen=True)
+class Config:
+    csum: bool  # outer UDP / GRE checksum on encapsulation
+    ipv6_underlay: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"csum={'on' if self.csum else 'off'}" + (" ipv6" if self.ipv6_underlay else "")
+
+
+@dataclass
+class Witness:
+    packet: offlab.Packet
+    origin: bytes  # the frame as received
+    ops: tuple[str, ...]  # operations applied since
+
+
+@dataclass
+class Extraction:
+    config: Config
+    init: set[State] = field(default_factory=set)
+    trans: dict[tuple[State, str], State] = field(default_factory=dict)
+    witnesses: dict[State, list[Witness]] = field(default_factory=dict)
+    parent: dict[State, tuple[State | None, str]] = field(default_factory=dict)
+
+    def states(self) -> set[State]:
+        out = set(self.init)
+        for (s, _), t in self.trans.items():
+            out.add(s)
+            out.add(t)
+        return out
+
+
+# ---- concrete packets ---------------------------------------------------------------
+
+
+def _fold(s: int) -> int:
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def _sum(b: bytes) -> int:
+    if len(b) % 2:
+        b += b"\0"
+    return sum(struct.unpack(f"!{len(b) // 2}H", b))
+
+
+def _frame(proto: int, payload: bytes, src: bytes, dst: bytes, ident: int) -> bytearray:
+    """Ethernet/IPv4/TCP-or-UDP with correct checksums."""
+    l4len = (20 if proto == 6 else 8) + len(payload)
+    if proto == 6:
+        l4 = bytearray(struct.pack("!HHIIBBHHH", 40000, 5201, 7, 0, 0x50, 0x10, 512, 0, 0)) + payload
+        at = 16
+    else:
+        l4 = bytearray(struct.pack("!HHHH", 40000, 53, l4len, 0)) + payload
+        at = 6
+    pseudo = _sum(src + dst) + proto + l4len
+    c = (~_fold(pseudo + _sum(bytes(l4)))) & 0xFFFF
+    l4[at : at + 2] = struct.pack("!H", c if c or proto == 6 else 0xFFFF)
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + l4len, ident, 0, 64, proto, 0, src, dst))
+    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
+    eth = bytes.fromhex("0a8f394fe0738abf7e2f05840800")
+    return bytearray(eth + ip + l4)
+
+
+def _truthful(ok: bool) -> list[int]:
+    """Statuses an honest receiver may report for a field that is (not) correct."""
+    return [UNKNOWN, GOOD, PARTIAL] if ok else [UNKNOWN, BAD, PARTIAL]
+
+
+_CORRUPT = (0x0001, 0x8000, 0x1234, 0x00FF)
+
+
+def _variants(tso: bool) -> list[tuple[bytes, int]]:
+    """(payload, tso_segsz) variants: odd and even lengths; TSO multiples and not."""
+    if tso:
+        return [(bytes((i * 7) & 0xFF for i in range(n)), 400) for n in (1200, 1000, 1999, 801)]
+    return [(bytes((i * 13 + k) & 0xFF for i in range(n)), 0) for k, n in enumerate((23, 64, 151, 2))]
+
+
+def initial_witnesses() -> dict[State, list[Witness]]:
+    """Packets as the datapath receives them, with every truthful status claim."""
+    out: dict[State, list[Witness]] = {}
+
+    def add(p: offlab.Packet, origin: bytes, ghost: State, encap: int) -> None:
+        # As received: nothing parsed yet, so the first parse decides the protocol.
+        s = abstract(p, ghost, encap, 0)
+        lst = out.setdefault(s, [])
+        if len(lst) < WITNESSES_PER_STATE:
+            lst.append(Witness(p, origin, ()))
+
+    src, dst = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
+    # Plain packets: from a NIC, a guest (partial, TSO) or a dummy port.
+    for proto, ip_ok, l4_ok, tso in itertools.product((6, 17), (True, False), (True, False), (False, True)):
+        if tso and proto != 6:
+            continue
+        for k, (payload, segsz) in enumerate(_variants(tso)):
+            f = _frame(proto, payload, src, dst, ident=k + 1)
+            if not ip_ok:
+                f[24] ^= _CORRUPT[k] >> 8
+                f[25] ^= _CORRUPT[k] & 0xFF
+            l4at = 34 + (16 if proto == 6 else 6)
+            if not l4_ok:
+                f[l4at] ^= _CORRUPT[k] >> 8
+                f[l4at + 1] ^= _CORRUPT[k] & 0xFF
+            for ip_st, l4_st in itertools.product(_truthful(ip_ok), _truthful(l4_ok)):
+                # Premise: a TSO packet's L4 is partial and its IP header trusted.
+                if tso and (l4_st != PARTIAL or ip_st not in (GOOD, PARTIAL)):
+                    continue
+                p = offlab.Packet(bytes(f))
+                p.offloads.set_status(Level.OUTER, Csum.IP, _ST[ip_st])
+                p.offloads.set_status(Level.OUTER, Csum.L4, _ST[l4_st])
+                p.tso_segsz = segsz
+                ghost = State(
+                    g_ip=int(not ip_ok and ip_st in (UNKNOWN, BAD)),
+                    g_l4=int(not l4_ok and l4_st in (UNKNOWN, BAD)),
+                )
+                add(p, bytes(f), ghost, 0)
+    # Tunnel packets from the wire, outer statuses from an honest NIC (OVS keeps
+    # no inner status on receive).
+    for ttype, csum, inner_ok, corrupt in itertools.product(
+        ("vxlan", "geneve", "gre"), (False, True), (True, False), ("none", "ip", "l4")
+    ):
+        # A corrupt GRE checksum is always caught by the software check at decap
+        # (unit-tested); the outer L4 corruption here is the UDP checksum's.
+        if corrupt == "l4" and (not csum or ttype == "gre"):
+            continue
+        for k, (payload, _) in enumerate(_variants(False)):
+            inner = _frame(6, payload, src, dst, ident=k + 1)
+            if not inner_ok:
+                inner[50] ^= _CORRUPT[k] >> 8
+                inner[51] ^= _CORRUPT[k] & 0xFF
+            q = offlab.Packet(bytes(inner))
+            offlab.parse(q)
+            tnl = offlab.TunnelConfig(ttype, remote_ip="1.1.2.92", local_ip="1.1.2.88", key=5, csum=csum)
+            (q,), _ = offlab.push_header([q], tnl)
+            offlab.send_prepare(q, 0)
+            f = bytearray(q.bytes())
+            if corrupt == "ip":
+                f[24] ^= 0x40
+            elif corrupt == "l4":
+                at = 40 if ttype != "gre" else 38
+                f[at] ^= 0x40
+            ok_ip, ok_l4 = corrupt != "ip", corrupt != "l4"
+            l4_choices = _truthful(ok_l4) if ttype != "gre" else [UNKNOWN]
+            # A NIC may also flag a header bad whose bytes verify: OVS must still
+            # not accept it (c852a8c76).
+            ip_choices = _truthful(ok_ip) + ([BAD] if ok_ip else [])
+            for ip_st, l4_st in itertools.product(ip_choices, l4_choices):
+                p = offlab.Packet(bytes(f))
+                p.offloads.set_status(Level.OUTER, Csum.IP, _ST[ip_st])
+                p.offloads.set_status(Level.OUTER, Csum.L4, _ST[l4_st])
+                ghost = State(
+                    g_ip=0,
+                    g_l4=int(not inner_ok),
+                    g_oip=int(not ok_ip and ip_st in (UNKNOWN, BAD)),
+                    g_ol4=int(not ok_l4 and l4_st in (UNKNOWN, BAD)),
+                )
+                add(p, bytes(f), ghost, 1)
+    return out
+
+
+# ---- operations -------------------------------------------------------------------------
+
+Op = Callable[[offlab.Packet, State, Config], tuple[offlab.Packet | None, State]]
+
+
+def premise_holds(s: State) -> bool:
+    """The proof's premise: a TSO packet's L4 checksum is partial and its IP trusted."""
+    if not s.tso:
+        return True
+    ip, l4 = orig_status(s)
+    return l4 == PARTIAL and ip in (GOOD, PARTIAL)
+
+
+def _enabled(op: str, s: State) -> bool:
+    if s.phase != DATAPATH or s.v_premise:
+        return False
+    if op in ("parse", "parse_simple"):
+        return True
+    if not s.parsed:
+        return False
+    if op == "set_l3":
+        return True
+    if op in ("set_l4", "push_vxlan", "push_geneve", "push_gre", "ct", "ct_nat"):
+        return not s.encap
+    if op == "pop":
+        # Only what arrived encapsulated is decapsulated: a packet this datapath
+        # encapsulated leaves by the wire first.
+        return bool(s.encap) and s.tun == 0
+    return False
+
+
+def _validation_breach(s: State, with_gre: bool) -> bool:
+    """A checksum a validating operation must refuse: flagged bad, or unknown and wrong."""
+    ip = s.ip_o == BAD or (s.ip_o == UNKNOWN and not s.ok_ip_o)
+    l4 = s.l4_o == BAD or (s.l4_o == UNKNOWN and not s.ok_l4_o)
+    return ip or l4 or (with_gre and not s.ok_gre)
+
+
+def apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Packet | None, State]:
+    """Runs one datapath operation on a copy of `p`; returns (packet or None, successor)."""
+    q = p.copy()
+    encap = s.encap
+    if op == "set_l3":
+        offlab.set_ipv4(q, dst="192.0.2.99", ttl=33)
+    elif op == "set_l4":
+        offlab.set_l4_ports(q, dst=4242)
+    elif op.startswith("push_"):
+        remote, local = ("2001:db8::2", "2001:db8::1") if cfg.ipv6_underlay else ("1.1.2.92", "1.1.2.88")
+        tnl = offlab.TunnelConfig(op[5:], remote_ip=remote, local_ip=local, key=9, csum=cfg.csum)
+        (q,), _ = offlab.push_header([q], tnl)
+        encap = 1
+        s = replace(s, g_oip=0, g_ol4=0)
+    elif op == "pop":
+        ok, _, _ = offlab.pop_header(q)
+        breach = _validation_breach(s, True)
+        if not ok:
+            return None, dropped(s)
+        stale = q.offloads.word != 0
+        s = replace(
+            s,
+            v_untrusted=int(s.v_untrusted or breach),
+            v_stale=int(s.v_stale or stale),
+            g_oip=0,
+            g_ol4=0,
+        )
+        offlab.parse(q)  # decapsulation always recirculates
+        encap = 0
+    elif op in ("ct", "ct_nat"):
+        ct = offlab.Conntrack()
+        out, _ = ct.execute(q, commit=True, nat_dst="10.0.0.9" if op == "ct_nat" else None)
+        if not out or offlab.ct_state(out[0]) & (1 << 4):  # invalid: the flow drops it
+            return None, dropped(s)
+        q = out[0]
+        s = replace(s, v_untrusted=int(s.v_untrusted or _validation_breach(s, False)))
+    elif op == "parse":
+        offlab.parse(q)
+    elif op == "parse_simple":
+        offlab.parse_simple(q)
+    nxt = abstract(q, s, encap, 1 if op in ("parse", "parse_simple", "pop") else s.parsed)
+    before, after = orig_status(s), orig_status(nxt)
+    fixbad = any(b == BAD and a in (GOOD, PARTIAL) for b, a in zip(before, after, strict=True))
+    return q, replace(nxt, v_fixbad=int(s.v_fixbad or fixbad))
+
+
+DATAPATH_OPS = (
+    "set_l3",
+    "set_l4",
+    "push_vxlan",
+    "push_geneve",
+    "push_gre",
+    "pop",
+    "ct",
+    "ct_nat",
+    "parse",
+    "parse_simple",
+)
+
+
+def send(p: offlab.Packet, s: State, nic: offlab.NicTx) -> State:
+    """The NIC boundary: netdev_send (TSO policy + send-prepare), then the NIC."""
+    ready, errors = offlab.netdev_send([p.copy()], nic.caps)
+    if errors:
+        return replace(dropped(s), v_assert=1)
+    frames: list[bytes] = []
+    violation = False
+    for q in ready:
+        out, v = offlab.nic_transmit(q, nic)
+        violation |= bool(v)
+        frames.extend(f.bytes() for f in out)
+    return wire(frames, s, s.encap, violation)
+
+
+# ---- exploration --------------------------------------------------------------------------
+
+
+def _agree(results: list[State], what: str) -> State:
+    first = results[0]
+    for r in results[1:]:
+        if r != first:
+            raise TooCoarse(f"{what}: witnesses disagree: {first.describe()} vs {r.describe()}")
+    return first
+
+
+def extract(cfg: Config, ops: tuple[str, ...] = DATAPATH_OPS) -> Extraction:
+    """Explores every abstract state reachable from the initial ones."""
+    ex = Extraction(cfg)
+    init = initial_witnesses()
+    queue: deque[State] = deque()
+    for s, ws in init.items():
+        ex.init.add(s)
+        ex.witnesses[s] = ws
+        ex.parent[s] = (None, "receive")
+        queue.append(s)
+    while queue:
+        s = queue.popleft()
+        for op in ops:
+            if not _enabled(op, s):
+                continue
+            results = []
+            outs = []
+            for w in ex.witnesses[s]:
+                q, t = apply(op, w.packet, s, cfg)
+                results.append(t)
+                outs.append((q, w))
+            t = _agree(results, f"{op} from [{s.describe()}]")
+            if t.phase == DATAPATH and not premise_holds(t):
+                # Reported, not explored: the properties are proved under the premise.
+                t = replace(t, v_premise=1)
+            ex.trans[(s, op)] = t
+            if t.phase != DATAPATH:
+                continue
+            known = ex.witnesses.setdefault(t, [])
+            fresh = not known
+            for q, w in outs:
+                if q is not None and len(known) < WITNESSES_PER_STATE:
+                    known.append(Witness(q, w.origin, (*w.ops, op)))
+            if fresh:
+                ex.parent[t] = (s, op)
+                queue.append(t)
+    return ex
+
+
+def extract_send(ex: Extraction, profile: offlab.NicProfile) -> dict[State, State]:
+    """The NIC-boundary transition of every reachable datapath state for one NIC."""
+    nic = offlab.NicTx.from_profile(profile)
+    out: dict[State, State] = {}
+    for s, ws in ex.witnesses.items():
+        # Every packet is parsed before the datapath decides to output it.
+        if s.phase != DATAPATH or s.v_premise or not s.parsed:
+            continue
+        out[s] = _agree([send(w.packet, s, nic) for w in ws], f"send[{profile.name}] from [{s.describe()}]")
+    return out
