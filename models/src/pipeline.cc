@@ -284,20 +284,19 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
         return;
       }
       case ActionType::kCt: {
-        PacketBatch out = conntrack_->Execute(std::move(p), a.ct, &counters_);
-        if (a.ct.table) {
-          for (Packet& q : out) {
+        // Conntrack may hold the packet (a fragment) or release several (the
+        // fragments of a datagram it completed): each continues on its own.
+        PacketBatch out = conntrack_->Execute(PacketBatch{std::move(p)}, a.ct, &counters_);
+        const std::vector<Action> rest(&a + 1, actions.data() + actions.size());
+        for (Packet& q : out) {
+          if (a.ct.table) {
             q.md.recirc_id++;
             Process(q, *a.ct.table, true, depth + 1);
+          } else {
+            Execute(q, rest, depth);
           }
-          return;
         }
-        if (out.empty()) return;
-        // Released fragments beyond the first continue with the remaining actions.
-        std::vector<Action> rest(&a + 1, actions.data() + actions.size());
-        for (size_t i = 1; i < out.size(); i++) Execute(out[i], rest, depth);
-        p = std::move(out[0]);
-        break;
+        return;
       }
       case ActionType::kRecirc:
         p.md.recirc_id++;

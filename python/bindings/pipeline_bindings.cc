@@ -266,7 +266,7 @@ void BindPipeline(py::module_& m) {
               spec.nat.addr = ParseIp(nat_src ? *nat_src : *nat_dst, &spec.nat.ipv6);
             }
             Counters c;
-            PacketBatch out = ct.Execute(p, spec, &c);
+            PacketBatch out = ct.Execute(PacketBatch{p}, spec, &c);
             return py::make_tuple(out, c.values());
           },
           py::arg("packet"), py::arg("commit") = true, py::arg("zone") = 0,

@@ -79,6 +79,12 @@ def _cmd_faults(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from offlab_verify.cli import run
+
+    return run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="offlab", description="Checksum-offload semantics of an OVS-like datapath."
@@ -94,6 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     ds.add_argument("hex", nargs="*", help="the frame in hex")
     ds.add_argument("--pcap", help="a pcap or pcapng file")
     ds.set_defaults(func=_cmd_dissect)
+    v = sub.add_parser("verify", help="prove the checksum-offload properties for every NIC profile")
+    try:
+        from offlab_verify.cli import add_arguments
+
+        add_arguments(v)
+    except ImportError:
+        pass
+    v.set_defaults(func=_cmd_verify)
     f = sub.add_parser("faults", help="list the seeded historical OVS bugs")
     f.set_defaults(func=_cmd_faults)
     return p

@@ -46,7 +46,7 @@ def test_packet_bytes_round_trip() -> None:
 
 def test_errors_are_offlab_errors() -> None:
     br = offlab.Pipeline()
-    with pytest.raises(offlab.OfflabError, match="unknown NIC profile 'nope'"):
+    with pytest.raises(offlab.OfflabError, match="profile nope: no built-in profile"):
         br.add_port("p1", profile="nope")
     br.add_port("p1")
     with pytest.raises(offlab.OfflabError, match="unknown option"):
@@ -71,8 +71,8 @@ def test_scapy_round_trip() -> None:
     [
         (["dissect", "zz"], "not a hex frame"),
         (["dissect", "--pcap", "/nonexistent.pcap"], "No such file"),
-        (["profiles", "nope"], "unknown NIC profile"),
-        (["profiles", "/nonexistent/x.yaml"], "cannot be read"),
+        (["profiles", "nope"], "no built-in profile"),
+        (["profiles", "/nonexistent/x.yaml"], "cannot read"),
         (["dissect"], "give a hex frame"),
     ],
 )

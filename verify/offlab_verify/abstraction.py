@@ -29,7 +29,12 @@ _TUNNEL = {
     offlab.TunnelType.GENEVE: 2,
     offlab.TunnelType.GRE: 3,
 }
-_PROTO = {offlab.L4Proto.NONE: 0, offlab.L4Proto.TCP: 1, offlab.L4Proto.UDP: 2, offlab.L4Proto.SCTP: 3}
+_PROTO = {
+    offlab.L4Proto.NONE: 0,
+    offlab.L4Proto.TCP: 1,
+    offlab.L4Proto.UDP: 2,
+    offlab.L4Proto.SCTP: 3,
+}
 
 
 @dataclass(frozen=True, order=True)
@@ -83,7 +88,10 @@ class State:
         if self.tso:
             parts.append("TSO")
         if self.g_ip or self.g_l4:
-            parts.append("bad on ingress: " + "+".join(n for n, g in (("ip", self.g_ip), ("l4", self.g_l4)) if g))
+            parts.append(
+                "bad on ingress: "
+                + "+".join(n for n, g in (("ip", self.g_ip), ("l4", self.g_l4)) if g)
+            )
         return ", ".join(parts)
 
 

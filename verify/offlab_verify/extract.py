@@ -95,7 +95,9 @@ def _frame(proto: int, payload: bytes, src: bytes, dst: bytes, ident: int) -> by
     """Ethernet/IPv4/TCP-or-UDP with correct checksums."""
     l4len = (20 if proto == 6 else 8) + len(payload)
     if proto == 6:
-        l4 = bytearray(struct.pack("!HHIIBBHHH", 40000, 5201, 7, 0, 0x50, 0x10, 512, 0, 0)) + payload
+        l4 = (
+            bytearray(struct.pack("!HHIIBBHHH", 40000, 5201, 7, 0, 0x50, 0x10, 512, 0, 0)) + payload
+        )
         at = 16
     else:
         l4 = bytearray(struct.pack("!HHHH", 40000, 53, l4len, 0)) + payload
@@ -103,7 +105,9 @@ def _frame(proto: int, payload: bytes, src: bytes, dst: bytes, ident: int) -> by
     pseudo = _sum(src + dst) + proto + l4len
     c = (~_fold(pseudo + _sum(bytes(l4)))) & 0xFFFF
     l4[at : at + 2] = struct.pack("!H", c if c or proto == 6 else 0xFFFF)
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + l4len, ident, 0, 64, proto, 0, src, dst))
+    ip = bytearray(
+        struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + l4len, ident, 0, 64, proto, 0, src, dst)
+    )
     ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
     eth = bytes.fromhex("0a8f394fe0738abf7e2f05840800")
     return bytearray(eth + ip + l4)
@@ -121,7 +125,9 @@ def _variants(tso: bool) -> list[tuple[bytes, int]]:
     """(payload, tso_segsz) variants: odd and even lengths; TSO multiples and not."""
     if tso:
         return [(bytes((i * 7) & 0xFF for i in range(n)), 400) for n in (1200, 1000, 1999, 801)]
-    return [(bytes((i * 13 + k) & 0xFF for i in range(n)), 0) for k, n in enumerate((23, 64, 151, 2))]
+    return [
+        (bytes((i * 13 + k) & 0xFF for i in range(n)), 0) for k, n in enumerate((23, 64, 151, 2))
+    ]
 
 
 def initial_witnesses() -> dict[State, list[Witness]]:
@@ -137,7 +143,9 @@ def initial_witnesses() -> dict[State, list[Witness]]:
 
     src, dst = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
     # Plain packets: from a NIC, a guest (partial, TSO) or a dummy port.
-    for proto, ip_ok, l4_ok, tso in itertools.product((6, 17), (True, False), (True, False), (False, True)):
+    for proto, ip_ok, l4_ok, tso in itertools.product(
+        (6, 17), (True, False), (True, False), (False, True)
+    ):
         if tso and proto != 6:
             continue
         for k, (payload, segsz) in enumerate(_variants(tso)):
@@ -178,7 +186,9 @@ def initial_witnesses() -> dict[State, list[Witness]]:
                 inner[51] ^= _CORRUPT[k] & 0xFF
             q = offlab.Packet(bytes(inner))
             offlab.parse(q)
-            tnl = offlab.TunnelConfig(ttype, remote_ip="1.1.2.92", local_ip="1.1.2.88", key=5, csum=csum)
+            tnl = offlab.TunnelConfig(
+                ttype, remote_ip="1.1.2.92", local_ip="1.1.2.88", key=5, csum=csum
+            )
             (q,), _ = offlab.push_header([q], tnl)
             offlab.send_prepare(q, 0)
             f = bytearray(q.bytes())
@@ -253,7 +263,9 @@ def apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Pack
     elif op == "set_l4":
         offlab.set_l4_ports(q, dst=4242)
     elif op.startswith("push_"):
-        remote, local = ("2001:db8::2", "2001:db8::1") if cfg.ipv6_underlay else ("1.1.2.92", "1.1.2.88")
+        remote, local = (
+            ("2001:db8::2", "2001:db8::1") if cfg.ipv6_underlay else ("1.1.2.92", "1.1.2.88")
+        )
         tnl = offlab.TunnelConfig(op[5:], remote_ip=remote, local_ip=local, key=9, csum=cfg.csum)
         (q,), _ = offlab.push_header([q], tnl)
         encap = 1
@@ -376,5 +388,7 @@ def extract_send(ex: Extraction, profile: offlab.NicProfile) -> dict[State, Stat
         # Every packet is parsed before the datapath decides to output it.
         if s.phase != DATAPATH or s.v_premise or not s.parsed:
             continue
-        out[s] = _agree([send(w.packet, s, nic) for w in ws], f"send[{profile.name}] from [{s.describe()}]")
+        out[s] = _agree(
+            [send(w.packet, s, nic) for w in ws], f"send[{profile.name}] from [{s.describe()}]"
+        )
     return out

@@ -17,15 +17,15 @@ class _Concrete:
     """The same connectives over plain integers, to classify extracted states fast."""
 
     @staticmethod
-    def If(c: bool, a: int, b: int) -> int:  # noqa: N802 - mirrors z3.If
+    def If(c: bool, a: int, b: int) -> int:
         return a if c else b
 
     @staticmethod
-    def And(*xs: bool) -> bool:  # noqa: N802
+    def And(*xs: bool) -> bool:
         return all(xs)
 
     @staticmethod
-    def Or(*xs: bool) -> bool:  # noqa: N802
+    def Or(*xs: bool) -> bool:
         return any(xs)
 
 
@@ -79,7 +79,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("P4", "unknown is never trusted (decap, conntrack)", lambda v: v["v_untrusted"] == 1),
     Property("P5", "nothing stale survives decap", lambda v: v["v_stale"] == 1),
     Property("P6", "offload requests within NIC capabilities", lambda v: v["v_nic"] == 1),
-    Property("PREMISE", "a TSO packet's L4 is partial, its IP trusted", lambda v: v["v_premise"] == 1),
+    Property(
+        "PREMISE", "a TSO packet's L4 is partial, its IP trusted", lambda v: v["v_premise"] == 1
+    ),
 )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from .abstraction import FIELDS, State
+from .abstraction import State
 from .properties import Property, is_bad
 
 
@@ -49,7 +49,9 @@ class Chc:
 
     def check(self, bad: set[State]) -> tuple[str, str]:
         members = [self.x == self.ids[s] for s in bad if s in self.ids]
-        r = self.fp.query(z3.And(self.reach(self.x), z3.Or(*members) if members else z3.BoolVal(False)))
+        r = self.fp.query(
+            z3.And(self.reach(self.x), z3.Or(*members) if members else z3.BoolVal(False))
+        )
         if r == z3.unsat:
             return "PROVED", str(self.fp.get_answer())
         if r == z3.sat:

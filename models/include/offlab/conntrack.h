@@ -1,7 +1,15 @@
 // Connection tracking as the OVS userspace datapath does it (lib/conntrack.c,
 // lib/ipf.c) as far as checksums are concerned: validation of the IPv4 and L4
 // checksums before a packet is tracked, NAT under rule M, NAT of the headers
-// embedded in ICMP errors, and fragment validation and reassembly.
+// embedded in ICMP errors, and fragment validation/reassembly.
+//
+// Connections are keyed by zone and 5-tuple (ICMP queries by id and type) in
+// both directions. Only ct(commit) creates one. States follow OVS: the first
+// packets are new, a reply is est+rpl and makes later original-direction
+// packets est; TCP is tracked by flags only (SYN, FIN, RST), without windows.
+// NAT happens when the ct action carries nat: at commit the nat(src=|dst=)
+// address (and port) is chosen, and every later ct(nat...) on a packet of the
+// connection translates it, in reverse for replies.
 #pragma once
 
 #include <cstdint>
@@ -9,27 +17,37 @@
 
 #include "offlab/counters.h"
 #include "offlab/flow.h"
+#include "offlab/ipf.h"
 #include "offlab/packet.h"
 
 namespace offlab {
 
 class Conntrack {
  public:
-  Conntrack();
+  explicit Conntrack(IpfConfig ipf = {});
   ~Conntrack();
   Conntrack(const Conntrack&) = delete;
   Conntrack& operator=(const Conntrack&) = delete;
 
-  // Runs ct(...) on a parsed packet and returns the packets that continue:
-  // usually the packet itself with md.ct_state set (kTracked plus
-  // new/established/related/reply/NAT bits, or kInvalid); none while an IPv4
-  // fragment waits for the rest; all fragments of a datagram once it is
-  // complete (conntrack ran on the reassembled datagram, whose L4 header,
-  // finished by send_prepare(p, 0), is copied back into fragment 0).
-  PacketBatch Execute(Packet p, const CtSpec& spec, Counters* counters = nullptr);
+  // Runs ct(...) on a batch of parsed packets, as conntrack_execute does:
+  // each gets p.md.ct_state (kTracked plus new/established/related/reply and
+  // NAT bits, or kInvalid) and p.md.ct_zone; connections are committed and
+  // NAT applied as asked. IPv4 fragments are held until their datagram is
+  // complete; the reassembly goes through conntrack and the original
+  // fragments are released in its place, in offset order, with its state,
+  // its addresses and (first fragment) its L4 header. Returns the packets to
+  // continue with: the input minus held fragments plus released ones.
+  PacketBatch Execute(PacketBatch batch, const CtSpec& spec, Counters* counters = nullptr);
+
+  // The batch form on {p}. Returns false if the packet was consumed (a held
+  // fragment); otherwise p is the packet to continue with. A fragment that
+  // completes a datagram releases several packets, which this form cannot
+  // return: it throws offlab::Error then (the fragments are lost), so callers
+  // that may see fragments use the batch form.
+  bool Execute(Packet& p, const CtSpec& spec, Counters* counters = nullptr);
 
   size_t connections() const;
-  size_t pending_fragments() const;
+  size_t held_fragments() const;
   void Clear();
 
  private:
