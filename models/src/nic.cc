@@ -16,20 +16,6 @@ namespace offlab {
 
 namespace {
 
-uint32_t ProtoCap(L4Proto proto) {
-  switch (proto) {
-    case L4Proto::kTcp:
-      return cap::kTcpCksum;
-    case L4Proto::kUdp:
-      return cap::kUdpCksum;
-    case L4Proto::kSctp:
-      return cap::kSctpCksum;
-    case L4Proto::kNone:
-      return 0;
-  }
-  return 0;
-}
-
 uint32_t TnlTsoCap(TunnelType t) {
   switch (t) {
     case TunnelType::kVxlan:
@@ -103,7 +89,7 @@ PacketBatch NicTransmit(const Packet& in, const NicTx& nic, std::vector<std::str
         CompleteIpCsum(f, Level::kOuter);
       }
       if (o.l4() == CsumStatus::kPartial && o.l4_proto() != L4Proto::kNone &&
-          (hw_tso || performs(ProtoCap(o.l4_proto()), ToString(o.l4_proto())))) {
+          (hw_tso || performs(CapForProto(o.l4_proto()), ToString(o.l4_proto())))) {
         CompleteL4Csum(f, Level::kOuter, o.l4_proto());
       }
       continue;
@@ -114,7 +100,7 @@ PacketBatch NicTransmit(const Packet& in, const NicTx& nic, std::vector<std::str
     }
     const L4Proto ip4 = o.l4_proto(Level::kInner);
     if (o.l4(Level::kInner) == CsumStatus::kPartial && ip4 != L4Proto::kNone &&
-        (hw_tso || performs(ProtoCap(ip4), "inner L4 checksum"))) {
+        (hw_tso || performs(CapForProto(ip4), "inner L4 checksum"))) {
       CompleteL4Csum(f, Level::kInner, ip4);
     }
     if (o.ip() == CsumStatus::kPartial && IsIpv4At(f, f.l3_ofs) &&

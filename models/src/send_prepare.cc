@@ -11,26 +11,12 @@ namespace offlab {
 
 namespace {
 
-uint32_t ProtoCap(L4Proto proto) {
-  switch (proto) {
-    case L4Proto::kTcp:
-      return cap::kTcpCksum;
-    case L4Proto::kUdp:
-      return cap::kUdpCksum;
-    case L4Proto::kSctp:
-      return cap::kSctpCksum;
-    case L4Proto::kNone:
-      return 0;
-  }
-  return 0;
-}
-
 void PrepareL4(Packet& p, Level level, uint32_t caps) {
   L4Proto proto = p.offloads.l4_proto(level);
   if (proto == L4Proto::kNone) {
     throw Error("send_prepare: L4 checksum partial but the L4 protocol is unknown");
   }
-  if (!(caps & ProtoCap(proto))) CompleteL4Csum(p, level, proto);
+  if (!(caps & CapForProto(proto))) CompleteL4Csum(p, level, proto);
 }
 
 }  // namespace

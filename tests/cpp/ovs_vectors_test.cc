@@ -13,17 +13,12 @@
 #include "offlab/bytes.h"
 #include "offlab/faults.h"
 #include "offlab/pipeline.h"
+#include "ovs_frames.h"
 
 namespace offlab {
 namespace {
 
-const std::string kPay =
-    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f";
-const std::string kE = "0a8f394fe0738abf7e2f05840800";
-const std::string kIpt = "45000068000000000006433cc0a87b02c0a87b01";
-const std::string kTcp = "d47814510000000000000000501000006b720000";
-const std::string kG = kE + kIpt + kTcp + kPay;
+using namespace testdata;
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   size_t pos = s.find(from);

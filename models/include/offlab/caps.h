@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "offlab/offloads.h"
+
 namespace offlab {
 
 namespace cap {
@@ -21,6 +23,21 @@ constexpr uint32_t kGreTnlTso = 1u << 9;
 constexpr uint32_t kAll = (1u << 10) - 1;
 constexpr uint32_t kTnlTsoAny = kVxlanTnlTso | kGeneveTnlTso | kGreTnlTso;
 }  // namespace cap
+
+// The checksum capability that covers an L4 protocol (0 for none).
+inline uint32_t CapForProto(L4Proto proto) {
+  switch (proto) {
+    case L4Proto::kTcp:
+      return cap::kTcpCksum;
+    case L4Proto::kUdp:
+      return cap::kUdpCksum;
+    case L4Proto::kSctp:
+      return cap::kSctpCksum;
+    case L4Proto::kNone:
+      return 0;
+  }
+  return 0;
+}
 
 // "ipv4_cksum|tcp_cksum" etc.; the names are those used in profile files.
 std::string CapsToString(uint32_t caps);
