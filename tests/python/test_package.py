@@ -108,3 +108,22 @@ def test_offloads_attribute_is_the_packets_own() -> None:
     p = offlab.Packet(bytes(60))
     p.offloads.set_status(Level.OUTER, Csum.L4, CsumStatus.PARTIAL)
     assert p.offloads.status(Level.OUTER, Csum.L4) == CsumStatus.PARTIAL
+
+
+def test_type_stubs_cover_the_compiled_module() -> None:
+    import ast
+    from pathlib import Path
+
+    import offlab._core as core
+
+    stub = Path(offlab.__file__).parent / "_core" / "__init__.pyi"
+    if not stub.exists():  # an editable checkout: the stubs live in the source tree
+        stub = Path(__file__).parents[2] / "python" / "offlab" / "_core" / "__init__.pyi"
+    tree = ast.parse(stub.read_text())
+    names = next(
+        ast.literal_eval(n.value)
+        for n in tree.body
+        if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "__all__"
+    )
+    public = {n for n in dir(core) if not n.startswith("_")}
+    assert set(names) == public, "regenerate with: pybind11-stubgen offlab._core"
