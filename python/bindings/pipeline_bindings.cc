@@ -276,6 +276,17 @@ void BindPipeline(py::module_& m) {
   m.def(
       "ct_state", [](const Packet& p) { return p.md.ct_state; }, py::arg("packet"));
 
+  py::class_<VnetHdr>(m, "VnetHdr", "A virtio-net header (tap / netdev-linux).")
+      .def_readonly("flags", &VnetHdr::flags)
+      .def_readonly("gso_type", &VnetHdr::gso_type)
+      .def_readonly("gso_size", &VnetHdr::gso_size)
+      .def_readonly("csum_start", &VnetHdr::csum_start)
+      .def_readonly("csum_offset", &VnetHdr::csum_offset);
+  m.def("vnet_transmit", &VnetTransmit, py::arg("packet"),
+        "netdev_linux_prepend_vnet_hdr: the header for a packet leaving through a tap.");
+  m.def("vnet_complete", &VnetCompleteCsum, py::arg("packet"), py::arg("header"),
+        "What the kernel does with NEEDS_CSUM.");
+
   // The pipeline.
   py::class_<RxMeta>(m, "RxMeta", "Metadata a virtual NIC passes with a received frame.")
       .def(py::init([](std::optional<CsumStatus> ip, std::optional<CsumStatus> l4,

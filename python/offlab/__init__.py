@@ -56,6 +56,8 @@ from ._core import (
     set_l4_ports,
     udp_tunnel_csum,
     verdict_name,
+    vnet_complete,
+    vnet_transmit,
 )
 from .scapy_compat import from_scapy, to_scapy
 
@@ -111,4 +113,6 @@ __all__ = [
     "to_scapy",
     "udp_tunnel_csum",
     "verdict_name",
+    "vnet_complete",
+    "vnet_transmit",
 ]

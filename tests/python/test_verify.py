@@ -59,22 +59,23 @@ def test_default_core_proved_everywhere_but_the_e810_seed_quirk(tmp_path: Path) 
 
 
 @pytest.mark.parametrize(
-    ("bug", "prop"),
+    ("bug", "prop", "profile"),
     [
-        ("recirc-resets-inner-offsets", "P2"),
-        ("simple-match-no-l4-proto", "P2"),
-        ("decap-rechecks-bad", "P4"),
-        ("ct-skips-unknown-ip-check", "P4"),
+        ("recirc-resets-inner-offsets", "P2", "pcap"),
+        ("simple-match-no-l4-proto", "P2", "pcap"),
+        ("vnet-ipv6-udp-wrong-pseudo-base", "P2", "tap"),
+        ("decap-rechecks-bad", "P4", "pcap"),
+        ("ct-skips-unknown-ip-check", "P4", "pcap"),
     ],
 )
 def test_seeded_bug_is_found_with_a_replayable_counterexample(
-    tmp_path: Path, bug: str, prop: str
+    tmp_path: Path, bug: str, prop: str, profile: str
 ) -> None:
-    code, res = verify("--inject", bug, "--profile", "pcap", "--no-lemmas", out=tmp_path)
+    code, res = verify("--inject", bug, "--profile", profile, "--no-lemmas", out=tmp_path)
     assert code == 1
     failed = [r for r in res["results"] if r["verdict"] == "FAILED" and r["property"] == prop]
     assert failed, res["results"]
-    path = next(p for p in res["counterexamples"] if Path(p).name.startswith(f"{prop}-pcap"))
+    path = next(p for p in res["counterexamples"] if Path(p).name.startswith(f"{prop}-{profile}"))
     steps = read_comments(path)
     assert steps[0][1]["faults"] == bug
     ops = [meta["op"] for _, meta in steps]

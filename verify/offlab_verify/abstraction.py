@@ -46,6 +46,8 @@ class State:
     tun: int = 0  # tunnel type bits of the offloads word
     tso: int = 0
     parsed: int = 0  # layer offsets located
+    ipv6: int = 0  # the original packet is IPv6
+    transport: int = 0  # the original packet's transport in its bytes: 1 TCP, 2 UDP
     p_o: int = 0  # L4 protocol bits, outer / inner
     p_i: int = 0
     ip_o: int = 0  # statuses, outer / inner
@@ -110,6 +112,20 @@ def verdicts(frame: bytes) -> dict[tuple[str, int], bool]:
     return out
 
 
+def _original_is_ipv6(frame: bytes, encap: int) -> bool:
+    layers = [lay for lay in offlab.dissect(frame).layers if lay.name in ("ipv4", "ipv6")]
+    depth = 1 if encap else 0
+    return any(lay.name == "ipv6" and lay.depth == depth for lay in layers)
+
+
+def _original_transport(frame: bytes, encap: int) -> int:
+    depth = 1 if encap else 0
+    for lay in offlab.dissect(frame).layers:
+        if lay.depth == depth and lay.name in ("tcp", "udp"):
+            return 1 if lay.name == "tcp" else 2
+    return 0
+
+
 def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
     """The abstract state of `p` in the datapath, carrying ghost/sticky bits of `ghost`."""
     o = p.offloads
@@ -119,6 +135,8 @@ def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
         phase=DATAPATH,
         encap=encap,
         tun=_TUNNEL[o.tunnel],
+        ipv6=int(_original_is_ipv6(p.bytes(), encap)),
+        transport=_original_transport(p.bytes(), encap),
         tso=int(p.tso_segsz > 0),
         parsed=parsed,
         p_o=_PROTO[o.l4_proto(Level.OUTER)],

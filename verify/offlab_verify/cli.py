@@ -12,7 +12,7 @@ from dataclasses import asdict
 import offlab
 
 from .counterexample import replay, write_pcapng
-from .extract import Config, TooCoarse, extract, extract_send
+from .extract import VNET_DRIVERS, Config, TooCoarse, extract, extract_send
 from .gre import gre_counterexample
 from .lemmas import prove_lemmas
 from .properties import PROPERTIES
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
                     results.append(r)
                     if r.verdict == "FAILED" and r.trace:
                         nic = offlab.NicTx.from_profile(prof)
-                        steps = replay(ex, r.trace, nic)
+                        steps = replay(ex, r.trace, nic, prof.driver in VNET_DRIVERS)
                         path = os.path.join(
                             args.out,
                             f"{r.property}-{prof.name}-{cfg.name.replace('=', '-')}.pcapng",

@@ -28,7 +28,9 @@ class Step:
     state: str
 
 
-def replay(ex: Extraction, trace: list[tuple[str, State]], nic: offlab.NicTx | None) -> list[Step]:
+def replay(
+    ex: Extraction, trace: list[tuple[str, State]], nic: offlab.NicTx | None, vnet: bool = False
+) -> list[Step]:
     """Runs the trace again on a concrete witness of its initial state."""
     first = trace[0][1]
     w = ex.witnesses[first][0]
@@ -50,7 +52,12 @@ def replay(ex: Extraction, trace: list[tuple[str, State]], nic: offlab.NicTx | N
                     )
                 )
             for q in ready:
-                frames, _ = offlab.nic_transmit(q, nic)
+                if vnet:
+                    # A tap: the kernel finishes what the vnet header asks for.
+                    offlab.vnet_complete(q, offlab.vnet_transmit(q))
+                    frames = [q]
+                else:
+                    frames, _ = offlab.nic_transmit(q, nic)
                 for f in frames:
                     steps.append(
                         Step("wire", f.bytes(), q.offloads.word, q.tso_segsz, expected.describe())

@@ -113,6 +113,21 @@ def _frame(proto: int, payload: bytes, src: bytes, dst: bytes, ident: int) -> by
     return bytearray(eth + ip + l4)
 
 
+def _frame6(proto: int, payload: bytes, ident: int) -> bytearray:
+    """Ethernet/IPv6/TCP-or-UDP with a correct checksum (2001:db8::1 > ::2)."""
+    src = bytes.fromhex("20010db8000000000000000000000001")
+    dst = bytes.fromhex("20010db8000000000000000000000002")
+    v4 = _frame(proto, payload, bytes(4), bytes(4), ident)
+    l4 = bytearray(v4[34:])
+    at = 16 if proto == 6 else 6
+    l4[at : at + 2] = b"\0\0"
+    pseudo = _sum(src + dst) + proto + len(l4)
+    c = (~_fold(pseudo + _sum(bytes(l4)))) & 0xFFFF
+    l4[at : at + 2] = struct.pack("!H", c if c else 0xFFFF)
+    ip6 = struct.pack("!IHBB", 0x60000000 | ident, len(l4), proto, 64) + src + dst
+    return bytearray(bytes.fromhex("0a8f394fe0738abf7e2f058486dd") + ip6 + l4)
+
+
 def _truthful(ok: bool) -> list[int]:
     """Statuses an honest receiver may report for a field that is (not) correct."""
     return [UNKNOWN, GOOD, PARTIAL] if ok else [UNKNOWN, BAD, PARTIAL]
@@ -126,7 +141,7 @@ def _variants(tso: bool) -> list[tuple[bytes, int]]:
     if tso:
         return [(bytes((i * 7) & 0xFF for i in range(n)), 400) for n in (1200, 1000, 1999, 801)]
     return [
-        (bytes((i * 13 + k) & 0xFF for i in range(n)), 0) for k, n in enumerate((23, 64, 151, 2))
+        (bytes((i * 13 + k) & 0xFF for i in range(n)), 0) for k, n in enumerate((47, 64, 151, 33))
     ]
 
 
@@ -170,6 +185,18 @@ def initial_witnesses() -> dict[State, list[Witness]]:
                     g_l4=int(not l4_ok and l4_st in (UNKNOWN, BAD)),
                 )
                 add(p, bytes(f), ghost, 0)
+    # IPv6 packets: no IP checksum, L4 statuses as above.
+    for proto, l4_ok in itertools.product((6, 17), (True, False)):
+        for k, (payload, _) in enumerate(_variants(False)):
+            f = _frame6(proto, payload, ident=k + 1)
+            at = 54 + (16 if proto == 6 else 6)
+            if not l4_ok:
+                f[at] ^= _CORRUPT[k] >> 8
+                f[at + 1] ^= _CORRUPT[k] & 0xFF
+            for l4_st in _truthful(l4_ok):
+                p = offlab.Packet(bytes(f))
+                p.offloads.set_status(Level.OUTER, Csum.L4, _ST[l4_st])
+                add(p, bytes(f), State(g_l4=int(not l4_ok and l4_st in (UNKNOWN, BAD))), 0)
     # Tunnel packets from the wire, outer statuses from an honest NIC (OVS keeps
     # no inner status on receive).
     for ttype, csum, inner_ok, corrupt in itertools.product(
@@ -316,14 +343,24 @@ DATAPATH_OPS = (
 )
 
 
-def send(p: offlab.Packet, s: State, nic: offlab.NicTx) -> State:
-    """The NIC boundary: netdev_send (TSO policy + send-prepare), then the NIC."""
+# Ports netdev-linux drives through a vnet header: the kernel finishes NEEDS_CSUM.
+VNET_DRIVERS = ("tun", "ibmveth")
+
+
+def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> State:
+    """The NIC boundary: netdev_send (TSO policy + send-prepare), then the NIC, or
+    for a tap the vnet header and the kernel's completion of it."""
     ready, errors = offlab.netdev_send([p.copy()], nic.caps)
     if errors:
         return replace(dropped(s), v_assert=1)
     frames: list[bytes] = []
     violation = False
     for q in ready:
+        if vnet:
+            hdr = offlab.vnet_transmit(q)
+            offlab.vnet_complete(q, hdr)
+            frames.append(q.bytes())
+            continue
         out, v = offlab.nic_transmit(q, nic)
         violation |= bool(v)
         frames.extend(f.bytes() for f in out)
@@ -383,12 +420,14 @@ def extract(cfg: Config, ops: tuple[str, ...] = DATAPATH_OPS) -> Extraction:
 def extract_send(ex: Extraction, profile: offlab.NicProfile) -> dict[State, State]:
     """The NIC-boundary transition of every reachable datapath state for one NIC."""
     nic = offlab.NicTx.from_profile(profile)
+    vnet = profile.driver in VNET_DRIVERS
     out: dict[State, State] = {}
     for s, ws in ex.witnesses.items():
         # Every packet is parsed before the datapath decides to output it.
         if s.phase != DATAPATH or s.v_premise or not s.parsed:
             continue
         out[s] = _agree(
-            [send(w.packet, s, nic) for w in ws], f"send[{profile.name}] from [{s.describe()}]"
+            [send(w.packet, s, nic, vnet) for w in ws],
+            f"send[{profile.name}] from [{s.describe()}]",
         )
     return out

@@ -6,7 +6,7 @@ import collections.abc
 import typing
 from . import checksum
 from . import caps
-__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name']
+__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'VnetHdr', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name', 'vnet_complete', 'vnet_transmit']
 class OfflabError(ValueError):
     pass
 class CsumStatus:
@@ -615,6 +615,25 @@ class Conntrack:
     @property
     def connections(self) -> int:
         ...
+class VnetHdr:
+    """
+    A virtio-net header (tap / netdev-linux).
+    """
+    @property
+    def csum_offset(self) -> int:
+        ...
+    @property
+    def csum_start(self) -> int:
+        ...
+    @property
+    def flags(self) -> int:
+        ...
+    @property
+    def gso_size(self) -> int:
+        ...
+    @property
+    def gso_type(self) -> int:
+        ...
 class RxMeta:
     """
     Metadata a virtual NIC passes with a received frame.
@@ -764,3 +783,11 @@ def udp_tunnel_csum(packet: Packet) -> bool:
     """
 def verdict_name(arg0: Verdict) -> str:
     ...
+def vnet_complete(packet: Packet, header: VnetHdr) -> None:
+    """
+    What the kernel does with NEEDS_CSUM.
+    """
+def vnet_transmit(packet: Packet) -> VnetHdr:
+    """
+    netdev_linux_prepend_vnet_hdr: the header for a packet leaving through a tap.
+    """
