@@ -170,6 +170,8 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
     act.type = ActionType::kDecTtl;
   } else if (a == "set_ecn_ce" || a == "mod_nw_ecn:3") {
     act.type = ActionType::kSetEcnCe;
+  } else if (a == "controller" || a.rfind("controller(", 0) == 0) {
+    act.type = ActionType::kController;
   } else if (a == "drop") {
     act.type = ActionType::kDrop;
   } else if (starts("recirc:")) {

@@ -9,6 +9,7 @@
 #include "offlab/headers.h"
 #include "offlab/parse.h"
 #include "offlab/rewrite.h"
+#include "offlab/send_prepare.h"
 
 namespace offlab {
 
@@ -305,6 +306,19 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
       case ActionType::kResubmit:
         Process(p, a.table, false, depth + 1);
         break;
+      case ActionType::kController: {
+        // dp_netdev_upcall (type != MISS): send_prepare(p, 0) before the
+        // packet leaves the datapath for userspace.
+        Packet up = p;
+        try {
+          SendPrepare(up, 0);
+          sent_.push_back({"controller", up.bytes(), up.offloads, up.tso_segsz});
+        } catch (const Error& e) {
+          counters_.Inc("offlab_send_prepare_errors");
+          events_.push_back(std::string("drop on upcall: ") + e.what());
+        }
+        break;
+      }
       case ActionType::kDrop:
         return;
     }

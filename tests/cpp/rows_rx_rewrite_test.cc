@@ -330,5 +330,23 @@ TEST(RowRuleM, Icmpv6AlwaysIncremental) {
   EXPECT_TRUE(csum::Verify(&w[54], 8, csum::PseudoIpv6(&w[22], &w[38], 58, 8)));
 }
 
+// --- Upcall ------------------------------------------------------------------
+TEST(RowUpcall, ControllerGetsEveryPartialFinished) {
+  Pipeline br;
+  br.AddPort(
+      {.name = "p1",
+       .options = {{"ol_ip_rx_csum_set_partial", "true"}, {"ol_l4_rx_csum_set_partial", "true"}}});
+  br.AddFlow("in_port=p1,actions=controller");
+  std::string stale = kG;
+  stale.replace(stale.find("433c"), 4, "0000");
+  stale.replace(stale.find("6b72"), 4, "0000");
+  auto out = br.Receive("p1", FromHex(stale));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].port, "controller");
+  EXPECT_EQ(ToHex(out[0].frame), kG);  // both computed: OVS's 433c and 6b72
+  EXPECT_EQ(out[0].offloads.ip(), CsumStatus::kGood);
+  EXPECT_EQ(out[0].offloads.l4(), CsumStatus::kGood);
+}
+
 }  // namespace
 }  // namespace offlab

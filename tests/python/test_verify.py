@@ -19,7 +19,6 @@ from offlab_verify.counterexample import read_comments
 from offlab_verify.extract import DATAPATH_OPS, Config, extract
 from offlab_verify.properties import Property
 from offlab_verify.prove import prove_all
-
 from scapy_oracle import verdicts
 
 OFFLAB = [sys.executable, "-m", "offlab.cli"]

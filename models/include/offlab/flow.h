@@ -58,8 +58,9 @@ enum class ActionType : uint8_t {
   kTnlPush,  // encapsulate in place for tunnel port `port`; later actions see the result
   kTnlPop,
   kCt,
-  kRecirc,    // re-parse and look up again in `table`
-  kResubmit,  // look up in `table` without re-parsing
+  kRecirc,      // re-parse and look up again in `table`
+  kResubmit,    // look up in `table` without re-parsing
+  kController,  // upcall to the controller: every partial is finished first
   kDrop,
 };
 
