@@ -192,6 +192,94 @@ void PushHeader(PacketBatch& batch, const TunnelConfig& cfg, Counters* counters)
   }
 }
 
+void PushPlainEncap(Packet& p, const PlainEncapConfig& c) {
+  if (c.kind == PlainEncap::kGtpu && c.ipv6) throw Error("gtpu: IPv4 underlay only");
+  if (c.kind == PlainEncap::kSrv6 && !c.ipv6) throw Error("srv6: needs an IPv6 outer header");
+  if (c.kind != PlainEncap::kErspan && p.l3_ofs == kNoOffset) {
+    throw Error("encapsulation: the packet has no IP header to carry");
+  }
+  // Not a tunnel the NIC could finish: every partial is computed now.
+  SendPrepare(p, 0);
+  const bool inner_is_l2 = c.kind == PlainEncap::kErspan;
+  const uint16_t old_l3 = p.l3_ofs, old_l4 = p.l4_ofs;
+  const bool inner_v6 = old_l3 != kNoOffset && (p.data()[old_l3] >> 4) == 6;
+  if (!inner_is_l2) {
+    // GTP-U and SRv6 carry the IP packet, not its Ethernet header.
+    p.Pull(old_l3);
+  }
+  const size_t ip_len = c.ipv6 ? hdr::kIpv6Len : hdr::kIpv4MinLen;
+  const size_t tnl_len = c.kind == PlainEncap::kGtpu     ? hdr::kUdpLen + 8
+                         : c.kind == PlainEncap::kErspan ? 8 + 8    // GRE with S, ERSPAN II
+                                                         : 8 + 16;  // SRH with one segment
+  const size_t hl = hdr::kEthLen + ip_len + tnl_len;
+  const uint16_t base_l3 = inner_is_l2 ? old_l3 : 0;
+  const uint16_t base_l4 =
+      inner_is_l2 ? old_l4 : (old_l4 == kNoOffset ? kNoOffset : old_l4 - old_l3);
+  uint8_t* h = p.Push(hl);
+  std::memset(h, 0, hl);
+  p.inner_l2_ofs = inner_is_l2 ? static_cast<uint16_t>(hl) : kNoOffset;
+  p.inner_l3_ofs = base_l3 == kNoOffset ? kNoOffset : static_cast<uint16_t>(base_l3 + hl);
+  p.inner_l4_ofs = base_l4 == kNoOffset ? kNoOffset : static_cast<uint16_t>(base_l4 + hl);
+  p.l2_5_ofs = kNoOffset;
+  p.l3_ofs = hdr::kEthLen;
+  p.l4_ofs = static_cast<uint16_t>(hdr::kEthLen + ip_len);
+  std::memcpy(h, c.eth_dst.data(), 6);
+  std::memcpy(h + 6, c.eth_src.data(), 6);
+  PutBe16(h + 12, c.ipv6 ? hdr::kEthTypeIpv6 : hdr::kEthTypeIpv4);
+  uint8_t* ip = h + hdr::kEthLen;
+  const uint8_t nw = c.kind == PlainEncap::kGtpu     ? hdr::kProtoUdp
+                     : c.kind == PlainEncap::kErspan ? hdr::kProtoGre
+                                                     : hdr::kProtoRouting;
+  if (!c.ipv6) {
+    ip[0] = 0x45;
+    PutBe16(ip + hdr::kIpv4TotLenOfs, static_cast<uint16_t>(p.size() - hdr::kEthLen));
+    PutBe16(ip + hdr::kIpv4FragOfs, hdr::kIpv4DontFragment);
+    ip[hdr::kIpv4TtlOfs] = 64;
+    ip[hdr::kIpv4ProtoOfs] = nw;
+    std::memcpy(ip + hdr::kIpv4SrcOfs, c.ip_src.data(), 4);
+    std::memcpy(ip + hdr::kIpv4DstOfs, c.ip_dst.data(), 4);
+    p.offloads.set_ip(CsumStatus::kPartial);
+  } else {
+    PutBe32(ip, 0x60000000u);
+    PutBe16(ip + hdr::kIpv6PlenOfs, static_cast<uint16_t>(p.size() - hdr::kEthLen - ip_len));
+    ip[hdr::kIpv6NextOfs] = nw;
+    ip[hdr::kIpv6HlimOfs] = 64;
+    std::memcpy(ip + hdr::kIpv6SrcOfs, c.ip_src.data(), 16);
+    std::memcpy(ip + hdr::kIpv6DstOfs, c.ip_dst.data(), 16);
+    p.offloads.set_ip(CsumStatus::kUnknown);
+  }
+  uint8_t* t = ip + ip_len;
+  switch (c.kind) {
+    case PlainEncap::kGtpu: {
+      PutBe16(t, 2152);
+      PutBe16(t + 2, 2152);
+      PutBe16(t + hdr::kUdpLenOfs, static_cast<uint16_t>(p.size() - p.l4_ofs));
+      uint8_t* g = t + hdr::kUdpLen;
+      g[0] = 0x30;  // version 1, PT=1
+      g[1] = 0xff;  // G-PDU
+      PutBe16(g + 2, static_cast<uint16_t>(p.size() - p.l4_ofs - hdr::kUdpLen - 8));
+      PutBe32(g + 4, c.key);
+      // The outer UDP checksum is left for send-prepare or the NIC.
+      p.offloads.set_l4_proto(L4Proto::kUdp);
+      p.offloads.set_l4(CsumStatus::kPartial);
+      break;
+    }
+    case PlainEncap::kErspan:
+      PutBe16(t, hdr::kGreFlagS);
+      PutBe16(t + 2, 0x88be);  // ERSPAN type II
+      PutBe32(t + 8, (1u << 28) | (c.key & 0x3ff));
+      break;
+    case PlainEncap::kSrv6: {
+      t[0] = inner_v6 ? 41 : 4;  // next header: the carried IP packet
+      t[1] = 2;                  // length in 8-byte units, excluding the first 8
+      t[2] = 4;                  // routing type: segment routing header
+      t[3] = 0;                  // segments left
+      std::memcpy(t + 8, c.segment.data(), 16);
+      break;
+    }
+  }
+}
+
 TunnelType DetectTunnel(const Packet& p) {
   const uint8_t* ip = p.l3();
   const uint8_t* l4 = p.l4();

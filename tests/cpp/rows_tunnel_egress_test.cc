@@ -459,5 +459,65 @@ TEST(RowNicRx, GroNeedsValidatedInnerChecksums) {
   }
 }
 
+// --- GTP-U / ERSPAN / SRv6 push (no tunnel offload bits) ---------------------
+PlainEncapConfig Plain(PlainEncap kind, bool ipv6) {
+  PlainEncapConfig c;
+  bool v6;
+  c.kind = kind;
+  c.ipv6 = ipv6;
+  c.eth_src = ParseMac("aa:55:aa:55:00:00");
+  c.eth_dst = ParseMac("aa:55:aa:55:00:01");
+  c.ip_src = ParseIp(ipv6 ? "2001:db8::58" : "1.1.2.88", &v6);
+  c.ip_dst = ParseIp(ipv6 ? "2001:db8::5c" : "1.1.2.92", &v6);
+  c.segment = ParseIp("2001:db8::99", &v6);
+  c.key = 0x1234;
+  return c;
+}
+
+Packet GuestG() {
+  // G with both checksums partial and their fields zeroed, as a guest hands it over.
+  Packet p = Inner(CsumStatus::kPartial, CsumStatus::kPartial);
+  p.data()[24] = p.data()[25] = p.data()[50] = p.data()[51] = 0;
+  return p;
+}
+
+TEST(RowPushPlain, GtpuSetsUdpPartialWithoutShift) {
+  Packet p = GuestG();
+  PushPlainEncap(p, Plain(PlainEncap::kGtpu, false));
+  // No shift: IP partial 1<<7|1<<4, L4 partial 1<<8|1<<3, UDP 1<<10, no tunnel bits.
+  EXPECT_EQ(p.offloads.word(), (1u << 7) | (1u << 4) | (1u << 8) | (1u << 3) | (1u << 10));
+  Bytes w = p.bytes();
+  // Eth(14) IPv4(20) UDP 2152>2152 (8) GTP-U 30ff len teid (8), then G's IP packet,
+  // whose checksums were finished before the push: OVS's 433c and 6b72.
+  EXPECT_EQ(ToHex(&w[34], 4), "08680868");
+  EXPECT_EQ(ToHex(&w[42], 2), "30ff");
+  EXPECT_EQ(GetBe32(&w[46]), 0x1234u);
+  EXPECT_EQ(ToHex(&w[50], w.size() - 50), kG.substr(28));
+  SendPrepare(p, 0);
+  EXPECT_TRUE(Ip4Ok(p.bytes(), 14));
+}
+
+TEST(RowPushPlain, ErspanChangesOnlyTheIpStatus) {
+  Packet p = GuestG();
+  PushPlainEncap(p, Plain(PlainEncap::kErspan, false));
+  // IP partial for the new IPv4 header; L4 stays as send_prepare(p, 0) left it (good, TCP).
+  EXPECT_EQ(p.offloads.word(), (1u << 7) | (1u << 4) | (1u << 8) | (1u << 9));
+  Bytes w = p.bytes();
+  EXPECT_EQ(ToHex(&w[34], 4), "100088be");      // GRE S flag, ERSPAN type II
+  EXPECT_EQ(ToHex(&w[50], w.size() - 50), kG);  // the whole Ethernet frame, finished
+}
+
+TEST(RowPushPlain, Srv6OuterIpv6IsUnknown) {
+  Packet p = GuestG();
+  PushPlainEncap(p, Plain(PlainEncap::kSrv6, true));
+  EXPECT_EQ(p.offloads.ip(), CsumStatus::kUnknown);
+  EXPECT_EQ(p.offloads.l4(), CsumStatus::kGood);
+  Bytes w = p.bytes();
+  EXPECT_EQ(w[14 + 6], 43);                 // next header: routing
+  EXPECT_EQ(ToHex(&w[54], 4), "04020400");  // SRH: carries IPv4, type 4, 0 left
+  EXPECT_EQ(ToHex(&w[78], w.size() - 78), kG.substr(28));
+  EXPECT_THROW(PushPlainEncap(p, Plain(PlainEncap::kSrv6, false)), Error);
+}
+
 }  // namespace
 }  // namespace offlab

@@ -46,6 +46,26 @@ void PushHeader(PacketBatch& batch, const TunnelConfig& cfg, Counters* counters 
 // outer layers must have been located by Parse().
 bool PopHeader(Packet& p, Counters* counters = nullptr, std::string* why = nullptr);
 
+// Encapsulations without tunnel offload bits (reference §1.1 "GTP-U / ERSPAN /
+// SRv6 push"). netdev_push_header finishes every partial first
+// (send_prepare(p, 0)); then GTP-U (IPv4/UDP 2152 + GTP-U, inner IP packet)
+// sets the L4 protocol to UDP with a partial L4 status and no shift; ERSPAN
+// (type II over GRE, inner Ethernet) and SRv6 (IPv6 + segment routing header,
+// inner IP packet) change only the IP status: partial for an IPv4 outer header,
+// unknown for IPv6.
+enum class PlainEncap : uint8_t { kGtpu, kErspan, kSrv6 };
+struct PlainEncapConfig {
+  PlainEncap kind = PlainEncap::kGtpu;
+  MacAddr eth_src{}, eth_dst{};
+  IpAddr ip_src{}, ip_dst{};  // IPv4 for GTP-U; IPv4 or IPv6 for ERSPAN; IPv6 for SRv6
+  bool ipv6 = false;
+  uint32_t key = 0;  // GTP-U TEID, ERSPAN session id (10 bits)
+  IpAddr segment{};  // SRv6: the one segment in the SRH
+};
+// Throws offlab::Error for a configuration the encapsulation cannot carry, or a
+// packet without the inner header it needs.
+void PushPlainEncap(Packet& p, const PlainEncapConfig& cfg);
+
 // Recognises a frame the datapath would decapsulate (UDP to 4789/6081, GRE).
 TunnelType DetectTunnel(const Packet& p);
 
