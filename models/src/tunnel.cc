@@ -52,6 +52,52 @@ size_t TunnelHeaderLen(const TunnelConfig& c) {
   throw Error("tunnel: no tunnel type configured");
 }
 
+struct OuterHeader {
+  const MacAddr& eth_src;
+  const MacAddr& eth_dst;
+  bool ipv6;
+  const IpAddr& ip_src;
+  const IpAddr& ip_dst;
+  uint8_t ttl, tos;
+  bool df;
+  uint8_t nw_proto;
+};
+
+// Writes the outer Ethernet and IP headers at the front of `p` (pushed and
+// zeroed by the caller), points l3/l4 at them, and sets the IP status as
+// netdev_tnl_push_ip_header does: partial for IPv4 (template checksum 0, left
+// for send-prepare or the NIC), unknown for IPv6.
+void WriteOuterHeader(Packet& p, const OuterHeader& o) {
+  const size_t ip_len = o.ipv6 ? hdr::kIpv6Len : hdr::kIpv4MinLen;
+  uint8_t* h = p.data();
+  p.l2_5_ofs = kNoOffset;
+  p.l3_ofs = hdr::kEthLen;
+  p.l4_ofs = static_cast<uint16_t>(hdr::kEthLen + ip_len);
+  std::memcpy(h, o.eth_dst.data(), 6);
+  std::memcpy(h + 6, o.eth_src.data(), 6);
+  PutBe16(h + 12, o.ipv6 ? hdr::kEthTypeIpv6 : hdr::kEthTypeIpv4);
+  uint8_t* ip = h + hdr::kEthLen;
+  if (!o.ipv6) {
+    ip[0] = 0x45;
+    ip[hdr::kIpv4TosOfs] = o.tos;
+    PutBe16(ip + hdr::kIpv4TotLenOfs, static_cast<uint16_t>(p.size() - hdr::kEthLen));
+    PutBe16(ip + hdr::kIpv4FragOfs, o.df ? hdr::kIpv4DontFragment : 0);
+    ip[hdr::kIpv4TtlOfs] = o.ttl;
+    ip[hdr::kIpv4ProtoOfs] = o.nw_proto;
+    std::memcpy(ip + hdr::kIpv4SrcOfs, o.ip_src.data(), 4);
+    std::memcpy(ip + hdr::kIpv4DstOfs, o.ip_dst.data(), 4);
+    p.offloads.set_ip(CsumStatus::kPartial);
+  } else {
+    PutBe32(ip, 0x60000000u | (uint32_t{o.tos} << 20));
+    PutBe16(ip + hdr::kIpv6PlenOfs, static_cast<uint16_t>(p.size() - hdr::kEthLen - ip_len));
+    ip[hdr::kIpv6NextOfs] = o.nw_proto;
+    ip[hdr::kIpv6HlimOfs] = o.ttl;
+    std::memcpy(ip + hdr::kIpv6SrcOfs, o.ip_src.data(), 16);
+    std::memcpy(ip + hdr::kIpv6DstOfs, o.ip_dst.data(), 16);
+    p.offloads.set_ip(CsumStatus::kUnknown);
+  }
+}
+
 void PushOne(Packet& p, const TunnelConfig& c, uint32_t gre_seq) {
   const size_t ip_len = c.ipv6 ? hdr::kIpv6Len : hdr::kIpv4MinLen;
   const size_t tnl_len = TunnelHeaderLen(c);
@@ -69,36 +115,11 @@ void PushOne(Packet& p, const TunnelConfig& c, uint32_t gre_seq) {
   p.inner_l2_ofs = static_cast<uint16_t>(hl);
   p.inner_l3_ofs = was_l3 ? static_cast<uint16_t>(old_l3 + hl) : kNoOffset;
   p.inner_l4_ofs = old_l4 != kNoOffset ? static_cast<uint16_t>(old_l4 + hl) : kNoOffset;
-  p.l2_5_ofs = kNoOffset;
-  p.l3_ofs = hdr::kEthLen;
-  p.l4_ofs = static_cast<uint16_t>(hdr::kEthLen + ip_len);
-
-  std::memcpy(h, c.eth_dst.data(), 6);
-  std::memcpy(h + 6, c.eth_src.data(), 6);
-  PutBe16(h + 12, c.ipv6 ? hdr::kEthTypeIpv6 : hdr::kEthTypeIpv4);
-
-  uint8_t* ip = h + hdr::kEthLen;
   const uint8_t nw_proto = c.type == TunnelType::kGre ? hdr::kProtoGre : hdr::kProtoUdp;
-  if (!c.ipv6) {
-    ip[0] = 0x45;
-    ip[hdr::kIpv4TosOfs] = c.tos;
-    PutBe16(ip + hdr::kIpv4TotLenOfs, static_cast<uint16_t>(p.size() - hdr::kEthLen));
-    PutBe16(ip + hdr::kIpv4FragOfs, c.df ? hdr::kIpv4DontFragment : 0);
-    ip[hdr::kIpv4TtlOfs] = c.ttl;
-    ip[hdr::kIpv4ProtoOfs] = nw_proto;
-    std::memcpy(ip + hdr::kIpv4SrcOfs, c.ip_src.data(), 4);
-    std::memcpy(ip + hdr::kIpv4DstOfs, c.ip_dst.data(), 4);
-    // The template checksum is 0 and left for send-prepare or the NIC.
-    p.offloads.set_ip(CsumStatus::kPartial);
-  } else {
-    PutBe32(ip, 0x60000000u | (uint32_t{c.tos} << 20));
-    PutBe16(ip + hdr::kIpv6PlenOfs, static_cast<uint16_t>(p.size() - hdr::kEthLen - ip_len));
-    ip[hdr::kIpv6NextOfs] = nw_proto;
-    ip[hdr::kIpv6HlimOfs] = c.ttl;
-    std::memcpy(ip + hdr::kIpv6SrcOfs, c.ip_src.data(), 16);
-    std::memcpy(ip + hdr::kIpv6DstOfs, c.ip_dst.data(), 16);
-  }
-
+  // The shift left the outer IP status unknown: IPv6 keeps it that way.
+  WriteOuterHeader(
+      p, {c.eth_src, c.eth_dst, c.ipv6, c.ip_src, c.ip_dst, c.ttl, c.tos, c.df, nw_proto});
+  uint8_t* ip = h + hdr::kEthLen;
   uint8_t* t = ip + ip_len;
   if (c.type == TunnelType::kGre) {
     uint16_t flags = (c.csum_enabled() ? hdr::kGreFlagC : 0) | (c.gre_key ? hdr::kGreFlagK : 0) |
@@ -220,34 +241,11 @@ void PushPlainEncap(Packet& p, const PlainEncapConfig& c) {
   p.inner_l2_ofs = inner_is_l2 ? static_cast<uint16_t>(hl) : kNoOffset;
   p.inner_l3_ofs = base_l3 == kNoOffset ? kNoOffset : static_cast<uint16_t>(base_l3 + hl);
   p.inner_l4_ofs = base_l4 == kNoOffset ? kNoOffset : static_cast<uint16_t>(base_l4 + hl);
-  p.l2_5_ofs = kNoOffset;
-  p.l3_ofs = hdr::kEthLen;
-  p.l4_ofs = static_cast<uint16_t>(hdr::kEthLen + ip_len);
-  std::memcpy(h, c.eth_dst.data(), 6);
-  std::memcpy(h + 6, c.eth_src.data(), 6);
-  PutBe16(h + 12, c.ipv6 ? hdr::kEthTypeIpv6 : hdr::kEthTypeIpv4);
-  uint8_t* ip = h + hdr::kEthLen;
   const uint8_t nw = c.kind == PlainEncap::kGtpu     ? hdr::kProtoUdp
                      : c.kind == PlainEncap::kErspan ? hdr::kProtoGre
                                                      : hdr::kProtoRouting;
-  if (!c.ipv6) {
-    ip[0] = 0x45;
-    PutBe16(ip + hdr::kIpv4TotLenOfs, static_cast<uint16_t>(p.size() - hdr::kEthLen));
-    PutBe16(ip + hdr::kIpv4FragOfs, hdr::kIpv4DontFragment);
-    ip[hdr::kIpv4TtlOfs] = 64;
-    ip[hdr::kIpv4ProtoOfs] = nw;
-    std::memcpy(ip + hdr::kIpv4SrcOfs, c.ip_src.data(), 4);
-    std::memcpy(ip + hdr::kIpv4DstOfs, c.ip_dst.data(), 4);
-    p.offloads.set_ip(CsumStatus::kPartial);
-  } else {
-    PutBe32(ip, 0x60000000u);
-    PutBe16(ip + hdr::kIpv6PlenOfs, static_cast<uint16_t>(p.size() - hdr::kEthLen - ip_len));
-    ip[hdr::kIpv6NextOfs] = nw;
-    ip[hdr::kIpv6HlimOfs] = 64;
-    std::memcpy(ip + hdr::kIpv6SrcOfs, c.ip_src.data(), 16);
-    std::memcpy(ip + hdr::kIpv6DstOfs, c.ip_dst.data(), 16);
-    p.offloads.set_ip(CsumStatus::kUnknown);
-  }
+  WriteOuterHeader(p, {c.eth_src, c.eth_dst, c.ipv6, c.ip_src, c.ip_dst, 64, 0, true, nw});
+  uint8_t* ip = h + hdr::kEthLen;
   uint8_t* t = ip + ip_len;
   switch (c.kind) {
     case PlainEncap::kGtpu: {
