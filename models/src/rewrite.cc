@@ -4,6 +4,7 @@
 
 #include "offlab/bytes.h"
 #include "offlab/checksum.h"
+#include "offlab/complete.h"
 #include "offlab/headers.h"
 
 namespace offlab {
@@ -237,6 +238,55 @@ bool DecTtl(Packet& p) {
     return true;
   }
   return false;
+}
+
+namespace {
+
+// The ICMPv6 ND message at l4 (type 135 or 136, target present), or nullptr.
+uint8_t* NdMessage(Packet& p, size_t* len) {
+  uint8_t* icmp = p.l4();
+  if (!icmp || !p.l3() || (p.l3()[0] >> 4) != 6) return nullptr;
+  if (UpperProtocol(p, p.l3_ofs, p.l4_ofs) != hdr::kProtoIcmpv6) return nullptr;
+  *len = L4Length(p, p.l3_ofs, p.l4_ofs);
+  if (*len < 24 || (icmp[0] != 135 && icmp[0] != 136)) return nullptr;
+  return icmp;
+}
+
+}  // namespace
+
+bool SetNd(Packet& p, const std::optional<IpAddr>& target, const std::optional<MacAddr>& ll) {
+  size_t len = 0;
+  uint8_t* nd = NdMessage(p, &len);
+  if (!nd) return false;
+  auto write = [&](uint8_t* field, const uint8_t* value, size_t n) {
+    uint16_t c = GetBe16(nd + hdr::kIcmpCsumOfs);
+    PutBe16(nd + hdr::kIcmpCsumOfs, csum::UpdateBytes(c, field, value, n));
+    std::memcpy(field, value, n);
+  };
+  if (target) write(nd + 8, target->data(), 16);
+  if (ll) {
+    // The first source (type 1) or target (type 2) link-layer address option.
+    for (size_t o = 24; o + 8 <= len; o += nd[o + 1] * 8u) {
+      if (nd[o + 1] == 0) break;
+      if ((nd[o] == 1 || nd[o] == 2) && nd[o + 1] == 1) {
+        write(nd + o + 2, ll->data(), 6);
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+bool SetNdExt(Packet& p, std::optional<uint32_t> reserved, std::optional<uint8_t> option_type) {
+  size_t len = 0;
+  uint8_t* nd = NdMessage(p, &len);
+  if (!nd) return false;
+  if (reserved) PutBe32(nd + 4, *reserved);
+  if (option_type && len >= 32) nd[24] = *option_type;
+  PutBe16(nd + hdr::kIcmpCsumOfs, 0);
+  uint64_t ps = PseudoHeaderSum(p, p.l3_ofs, hdr::kProtoIcmpv6, static_cast<uint32_t>(len));
+  PutBe16(nd + hdr::kIcmpCsumOfs, csum::Finish(csum::Partial(nd, len, ps)));
+  return true;
 }
 
 }  // namespace offlab

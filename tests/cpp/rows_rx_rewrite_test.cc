@@ -348,5 +348,71 @@ TEST(RowUpcall, ControllerGetsEveryPartialFinished) {
   EXPECT_EQ(out[0].offloads.l4(), CsumStatus::kGood);
 }
 
+// --- IP_ECN_set_ce (rule M on the IPv4 header) ------------------------------------
+TEST(RowRuleM, EcnCeUnderRuleM) {
+  // G with TOS 0x01 (ECT(1)) and a correct checksum: 0x433c - 0x0001 = 0x433b.
+  std::string ect = kG;
+  ect.replace(ect.find("4500006800"), 10, "4501006800");
+  ect.replace(ect.find("433c"), 4, "433b");
+  Packet u(FromHex(ect));
+  Parse(u);
+  ASSERT_TRUE(SetEcnCe(u));
+  // Unknown status: TOS 01 -> 03 updated incrementally: 0x433b - 0x0002 = 0x4339.
+  EXPECT_EQ(ToHex(u.data() + 14, 2), "4503");
+  EXPECT_EQ(GetBe16(u.data() + 24), 0x4339);
+  Packet v(FromHex(ect));
+  Parse(v);
+  v.offloads.set_ip(CsumStatus::kGood);
+  ASSERT_TRUE(SetEcnCe(v));
+  EXPECT_EQ(v.offloads.ip(), CsumStatus::kPartial);
+  EXPECT_EQ(GetBe16(v.data() + 24), 0x433b);  // untouched, left for send-prepare
+  Packet n(FromHex(kG));                      // TOS 0: not ECN-capable, nothing to mark
+  Parse(n);
+  EXPECT_FALSE(SetEcnCe(n));
+}
+
+// --- ICMPv6 neighbour discovery ----------------------------------------------------
+Bytes NeighborSolicit(bool correct) {
+  // NS for 2001:db8::2 with a source link-layer option 02:00:00:00:00:01.
+  Bytes f = FromHex(std::string("02000000000202000000000186dd6000000000203aff") +
+                    "20010db8000000000000000000000001" + "ff020000000000000000000000000002" +
+                    "8700000000000000" + "20010db8000000000000000000000002" + "0101020000000001");
+  PutBe16(&f[56],
+          csum::Finish(csum::Partial(&f[54], 32, csum::PseudoIpv6(&f[22], &f[38], 58, 32))));
+  if (!correct) f[57] ^= 0x10;
+  return f;
+}
+
+bool Icmpv6Ok(const Bytes& w) {
+  return csum::Verify(&w[54], 32, csum::PseudoIpv6(&w[22], &w[38], 58, 32));
+}
+
+TEST(RowIcmpv6Nd, SetNdIsIncrementalAndKeepsABadChecksumBad) {
+  bool v6;
+  for (bool correct : {true, false}) {
+    Packet p(NeighborSolicit(correct));
+    Parse(p);
+    ASSERT_TRUE(SetNd(p, ParseIp("2001:db8::77", &v6), ParseMac("02:aa:bb:cc:dd:ee")));
+    Bytes w = p.bytes();
+    EXPECT_EQ(ToHex(&w[62], 16), "20010db8000000000000000000000077");
+    EXPECT_EQ(ToHex(&w[80], 6), "02aabbccddee");
+    EXPECT_EQ(Icmpv6Ok(w), correct);
+  }
+}
+
+TEST(RowIcmpv6Nd, SetNdExtRecomputesInFull) {
+  for (bool correct : {true, false}) {
+    Packet p(NeighborSolicit(correct));
+    Parse(p);
+    ASSERT_TRUE(SetNdExt(p, 0x20000000u, 2));
+    Bytes w = p.bytes();
+    EXPECT_EQ(ToHex(&w[58], 4), "20000000");
+    EXPECT_EQ(w[78], 2);
+    // A full recomputation: correct afterwards whatever it was before (OVS behaviour;
+    // ICMPv6 has no offload status to say it was bad).
+    EXPECT_TRUE(Icmpv6Ok(w));
+  }
+}
+
 }  // namespace
 }  // namespace offlab

@@ -31,6 +31,13 @@ bool SetIpv6(Packet& p, const Ipv6Set& s);
 bool SetL4Ports(Packet& p, std::optional<uint16_t> src, std::optional<uint16_t> dst);
 // IP_ECN_set_ce: marks Congestion Experienced if the packet is ECN-capable.
 bool SetEcnCe(Packet& p);
+// IPv6 neighbour discovery (ICMPv6 type 135/136), which has no offload status:
+// SetNd (packet_set_nd) updates the ICMPv6 checksum incrementally for a new
+// target or link-layer address option; SetNdExt (packet_set_nd_ext) rewrites the
+// reserved/flags word or the option type and recomputes the checksum in full.
+bool SetNd(Packet& p, const std::optional<IpAddr>& target, const std::optional<MacAddr>& ll);
+bool SetNdExt(Packet& p, std::optional<uint32_t> reserved, std::optional<uint8_t> option_type);
+
 // Decrements the IPv4 TTL / IPv6 hop limit; false if it would reach zero.
 bool DecTtl(Packet& p);
 
