@@ -9,6 +9,7 @@
 #include "offlab/complete.h"
 #include "offlab/error.h"
 #include "offlab/faults.h"
+#include "offlab/ftp_alg.h"
 #include "offlab/headers.h"
 #include "offlab/rewrite.h"
 
@@ -71,6 +72,8 @@ struct Conn {
   TcpPeer tcp[2] = {TcpPeer::kNone, TcpPeer::kNone};  // original side, reply side
   OtherState other = OtherState::kFirst;
   bool icmp_replied = false;
+  bool ftp = false;  // FTP control connection under alg=ftp
+  int32_t skew = 0;  // bytes the ALG added to the original direction's stream
 };
 
 // What conn_key_extract found, plus where an ICMP error's quoted headers are.
@@ -577,6 +580,7 @@ Conn* Tracker::NotFound(Packet& p, Ctx& ctx, const CtSpec& spec, uint32_t* state
     // Tuple space exhausted: OVS leaves the packet new and stores nothing.
     if (!ChooseNatTuple(conn, nat)) return nullptr;
   }
+  conn.ftp = spec.alg_ftp && conn.fwd.proto == hdr::kProtoTcp;
   const uint64_t id = next_id_++;
   Conn& stored = conns_.emplace(id, conn).first->second;
   table_[stored.fwd] = {id, false};
@@ -617,6 +621,21 @@ void NatPorts(Packet& p, const Key& key, uint8_t proto, bool quoted) {
   if (l4 && p.SizeFrom(p.l4_ofs) >= 4) {
     PutBe16(l4, key.dport);
     PutBe16(l4 + 2, key.sport);
+  }
+}
+
+// The FTP ALG on a source-NATed control connection: the client's PORT
+// commands carry its address; the stream offsets they shift are kept in
+// `skew` and applied to every later sequence (and reply acknowledgement).
+void FtpAlg(Packet& p, Conn& conn, bool reply) {
+  if (reply) {
+    FtpAdjustSeq(p, 0, -conn.skew);
+    return;
+  }
+  FtpAdjustSeq(p, conn.skew, 0);
+  if (conn.nat == NatAction::kSrc && !conn.fwd.ipv6) {
+    const IpAddr& a = conn.rev.dst;
+    conn.skew += FtpRewritePort(p, {a[0], a[1], a[2], a[3]});
   }
 }
 
@@ -716,6 +735,7 @@ void Tracker::Process(Packet& p, const CtSpec& spec, Counters* c) {
       create = true;
     }
     if (create && !table_.count(ctx.key)) conn = NotFound(p, ctx, spec, &state);
+    if (conn && conn->ftp && spec.nat.enabled && !ctx.related) FtpAlg(p, *conn, ctx.reply);
   }
   p.md.ct_state = state | ct::kTracked;
   p.md.ct_zone = zone;

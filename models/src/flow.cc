@@ -190,6 +190,10 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
         act.ct.zone = static_cast<uint16_t>(ParseNumber(part.substr(5), 65535, "ct zone"));
       } else if (part.rfind("table=", 0) == 0) {
         act.ct.table = static_cast<uint8_t>(ParseNumber(part.substr(6), 254, "ct table"));
+      } else if (part == "alg=ftp") {
+        act.ct.alg_ftp = true;
+      } else if (part.rfind("alg=", 0) == 0) {
+        throw Error("ct: unsupported alg '" + part.substr(4) + "' (supported: ftp)");
       } else if (part == "nat") {
         act.ct.nat = ParseNat("");
       } else if (part.rfind("nat(", 0) == 0 && part.back() == ')') {

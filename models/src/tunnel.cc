@@ -213,7 +213,11 @@ void PushHeader(PacketBatch& batch, const TunnelConfig& cfg, Counters* counters)
   }
 }
 
-void PushPlainEncap(Packet& p, const PlainEncapConfig& c) {
+bool PushPlainEncap(Packet& p, const PlainEncapConfig& c, Counters* counters) {
+  if (p.tso_segsz) {
+    Count(counters, "netdev_push_header_drops");
+    return false;
+  }
   if (c.kind == PlainEncap::kGtpu && c.ipv6) throw Error("gtpu: IPv4 underlay only");
   if (c.kind == PlainEncap::kSrv6 && !c.ipv6) throw Error("srv6: needs an IPv6 outer header");
   if (c.kind != PlainEncap::kErspan && p.l3_ofs == kNoOffset) {
@@ -276,6 +280,7 @@ void PushPlainEncap(Packet& p, const PlainEncapConfig& c) {
       break;
     }
   }
+  return true;
 }
 
 TunnelType DetectTunnel(const Packet& p) {

@@ -519,5 +519,15 @@ TEST(RowPushPlain, Srv6OuterIpv6IsUnknown) {
   EXPECT_THROW(PushPlainEncap(p, Plain(PlainEncap::kSrv6, false)), Error);
 }
 
+TEST(RowPushPlain, TsoIntoAnUnsupportedTypeIsDropped) {
+  Packet p = GuestG();
+  p.tso_segsz = 16;
+  const Bytes before = p.bytes();
+  Counters c;
+  EXPECT_FALSE(PushPlainEncap(p, Plain(PlainEncap::kGtpu, false), &c));
+  EXPECT_EQ(c.Get("netdev_push_header_drops"), 1u);
+  EXPECT_EQ(p.bytes(), before);
+}
+
 }  // namespace
 }  // namespace offlab

@@ -45,6 +45,7 @@ struct CtSpec {
   uint16_t zone = 0;
   std::optional<uint8_t> table;  // recirculate into this table afterwards
   NatSpec nat;
+  bool alg_ftp = false;  // alg=ftp: translate PORT commands on the control connection
 };
 
 enum class ActionType : uint8_t {

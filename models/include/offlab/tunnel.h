@@ -62,9 +62,11 @@ struct PlainEncapConfig {
   uint32_t key = 0;  // GTP-U TEID, ERSPAN session id (10 bits)
   IpAddr segment{};  // SRv6: the one segment in the SRH
 };
-// Throws offlab::Error for a configuration the encapsulation cannot carry, or a
-// packet without the inner header it needs.
-void PushPlainEncap(Packet& p, const PlainEncapConfig& cfg);
+// Returns false for a TSO packet, which these types cannot segment: the
+// datapath drops it ("netdev_push_header_drops"). Throws offlab::Error for a
+// configuration the encapsulation cannot carry, or a packet without the inner
+// header it needs.
+bool PushPlainEncap(Packet& p, const PlainEncapConfig& cfg, Counters* counters = nullptr);
 
 // Recognises a frame the datapath would decapsulate (UDP to 4789/6081, GRE).
 TunnelType DetectTunnel(const Packet& p);
