@@ -86,17 +86,31 @@ def truthful_status(draw: st.DrawFn, ok: bool) -> CsumStatus | None:
 def check_status(pkt: offlab.Packet) -> None:
     frame = pkt.bytes()
     tunnelled = pkt.offloads.tunnel != offlab.TunnelType.NONE
+    # After the payload-independent outer UDP checksum OVS marks the outer L4
+    # good while inner checksums are still partial: it is correct once they are
+    # finished, so that claim is checked on a finished copy.
+    finished = pkt.copy()
+    try:
+        offlab.send_prepare(finished, 0)
+    except offlab.OfflabError:
+        finished = pkt
+    inner_pending = tunnelled and CsumStatus.PARTIAL in (
+        pkt.offloads.status(Level.INNER, offlab.Csum.IP),
+        pkt.offloads.status(Level.INNER, offlab.Csum.L4),
+    )
     levels = [(Level.OUTER, 0)] + ([(Level.INNER, 1)] if tunnelled else [])
     for level, depth in levels:
         for which, layer_names in ((offlab.Csum.IP, ["ip"]), (offlab.Csum.L4, ["tcp", "udp"])):
             s = pkt.offloads.status(level, which)
             if s not in (CsumStatus.GOOD, CsumStatus.BAD):
                 continue
+            deferred = inner_pending and level == Level.OUTER and which == offlab.Csum.L4
+            seen = finished.bytes() if deferred else frame
             v = next(
                 (
-                    verdict_of(frame, n, depth)
+                    verdict_of(seen, n, depth)
                     for n in layer_names
-                    if verdict_of(frame, n, depth) is not None
+                    if verdict_of(seen, n, depth) is not None
                 ),
                 None,
             )
