@@ -256,10 +256,11 @@ void BindPipeline(py::module_& m) {
       .def(
           "execute",
           [](Conntrack& ct, const Packet& p, bool commit, uint16_t zone,
-             std::optional<std::string> nat_dst, std::optional<std::string> nat_src) {
+             std::optional<std::string> nat_dst, std::optional<std::string> nat_src, bool nat) {
             CtSpec spec;
             spec.commit = commit;
             spec.zone = zone;
+            spec.nat.enabled = nat;  // plain "nat": translate an existing connection
             if (nat_dst || nat_src) {
               spec.nat.enabled = true;
               spec.nat.snat = nat_src.has_value();
@@ -270,7 +271,7 @@ void BindPipeline(py::module_& m) {
             return py::make_tuple(out, c.values());
           },
           py::arg("packet"), py::arg("commit") = true, py::arg("zone") = 0,
-          py::arg("nat_dst") = py::none(), py::arg("nat_src") = py::none(),
+          py::arg("nat_dst") = py::none(), py::arg("nat_src") = py::none(), py::arg("nat") = false,
           "ct(commit, nat) on a parsed packet; returns (packets, counters).")
       .def_property_readonly("connections", &Conntrack::connections);
   m.def(

@@ -63,6 +63,8 @@ def verdicts(frame: bytes) -> list[Verdict]:
                 out.append(
                     Verdict("udp", depth, layer.chksum, _recomputed(pkt, index) == layer.chksum)
                 )
+        if isinstance(layer, ICMP):
+            break  # what follows is a quoted packet, not a layer of this one
         layer = layer.payload if hasattr(layer, "payload") else None
         index += 1
     return out

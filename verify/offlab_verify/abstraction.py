@@ -59,6 +59,7 @@ class State:
     ok_ip_i: int = 1
     ok_l4_i: int = 1
     ok_gre: int = 1  # GRE checksum: checked concretely in gre.py, not abstracted
+    ok_quoted: int = 1  # the IPv4 header quoted in an ICMP error verifies
     g_ip: int = 0  # ghost: the original IP / L4 checksum was bad on ingress (not trusted)
     g_l4: int = 0
     g_oip: int = 0  # ghost: the outer IP / L4 of a packet received encapsulated was bad
@@ -98,6 +99,21 @@ class State:
 
 
 FIELDS = tuple(f.name for f in fields(State))
+
+
+def quoted_ok(frame: bytes) -> bool:
+    """For an ICMPv4 error, whether the IPv4 header it quotes has a correct checksum."""
+    if len(frame) < 14 + 20 + 8 + 20 or frame[12:14] != b"\x08\x00" or frame[23] != 1:
+        return True
+    ihl = (frame[14] & 0x0F) * 4
+    icmp = 14 + ihl
+    if frame[icmp] not in (3, 4, 5, 11, 12) or len(frame) < icmp + 8 + 20:
+        return True
+    q = icmp + 8
+    qihl = (frame[q] & 0x0F) * 4
+    if qihl < 20 or len(frame) < q + qihl:
+        return True
+    return offlab.checksum.verify(frame[q : q + qihl])
 
 
 def verdicts(frame: bytes) -> dict[tuple[str, int], bool]:
@@ -149,6 +165,7 @@ def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
         ok_l4_o=int(v.get(("l4", 0), True)),
         ok_ip_i=int(v.get(("ip", 1), True)),
         ok_l4_i=int(v.get(("l4", 1), True)),
+        ok_quoted=int(quoted_ok(p.bytes())),
     )
 
 
@@ -161,8 +178,10 @@ def wire(frames: list[bytes], ghost: State, encap: int, violation: bool) -> Stat
         ok["l40"] &= int(v.get(("l4", 0), True))
         ok["ip1"] &= int(v.get(("ip", 1), True))
         ok["l41"] &= int(v.get(("l4", 1), True))
+    quoted = int(all(quoted_ok(f) for f in frames))
     return State(
         phase=WIRE,
+        ok_quoted=quoted,
         encap=encap,
         ok_ip_o=ok["ip0"],
         ok_l4_o=ok["l40"],

@@ -243,6 +243,19 @@ def initial_witnesses() -> dict[State, list[Witness]]:
     return out
 
 
+def _icmp_error(frame: bytes) -> bytes:
+    """An ICMP port unreachable from the frame's destination back to its source,
+    quoting its IPv4 header and the first 8 bytes of its L4 header."""
+    ihl = (frame[14] & 0x0F) * 4
+    quoted = frame[14 : 14 + ihl + 8]
+    icmp = bytearray(b"\x03\x03\x00\x00\x00\x00\x00\x00" + quoted)
+    icmp[2:4] = struct.pack("!H", (~_fold(_sum(bytes(icmp)))) & 0xFFFF)
+    src, dst = frame[14 + 16 : 14 + 20], frame[14 + 12 : 14 + 16]
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0, 0, 64, 1, 0, src, dst))
+    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
+    return frame[6:12] + frame[0:6] + b"\x08\x00" + bytes(ip) + bytes(icmp)
+
+
 # ---- operations -------------------------------------------------------------------------
 
 Op = Callable[[offlab.Packet, State, Config], tuple[offlab.Packet | None, State]]
@@ -267,6 +280,8 @@ def _enabled(op: str, s: State) -> bool:
         return True
     if op in ("set_l4", "push_vxlan", "push_geneve", "push_gre", "ct", "ct_nat"):
         return not s.encap
+    if op == "icmp_error":
+        return not s.encap and not s.ipv6 and s.transport in (1, 2) and not s.tso
     if op == "pop":
         # Only what arrived encapsulated is decapsulated: a packet this datapath
         # encapsulated leaves by the wire first.
@@ -282,7 +297,15 @@ def _validation_breach(s: State, with_gre: bool) -> bool:
 
 
 def apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Packet | None, State]:
-    """Runs one datapath operation on a copy of `p`; returns (packet or None, successor)."""
+    """Runs one datapath operation on a copy of `p`; returns (packet or None, successor).
+    A partial checksum the datapath cannot finish (OVS asserts) ends the packet."""
+    try:
+        return _apply(op, p, s, cfg)
+    except offlab.OfflabError:
+        return None, replace(dropped(s), v_assert=1)
+
+
+def _apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Packet | None, State]:
     q = p.copy()
     encap = s.encap
     if op == "set_l3":
@@ -319,6 +342,24 @@ def apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Pack
             return None, dropped(s)
         q = out[0]
         s = replace(s, v_untrusted=int(s.v_untrusted or _validation_breach(s, False)))
+    elif op == "icmp_error":
+        # The packet is committed with destination NAT and leaves; the server
+        # answers with an ICMP error quoting it, received with this packet's IP
+        # status claim, and ct(nat) translates the quoted headers back.
+        ct = offlab.Conntrack()
+        out, _ = ct.execute(q, commit=True, nat_dst="10.0.0.9")
+        if not out or offlab.ct_state(out[0]) & (1 << 4):
+            return None, dropped(s)
+        sent = out[0]
+        offlab.send_prepare(sent, 0)
+        err = offlab.Packet(_icmp_error(sent.bytes()))
+        offlab.parse(err)
+        err.offloads.set_status(Level.OUTER, Csum.IP, _ST[s.ip_o])
+        back, _ = ct.execute(err, commit=False, nat=True)
+        if not back or not offlab.ct_state(back[0]) & (1 << 2):  # must be related
+            return None, dropped(s)
+        q = back[0]
+        s = replace(s, g_ip=0, g_l4=0)
     elif op == "parse":
         offlab.parse(q)
     elif op == "parse_simple":
@@ -340,6 +381,7 @@ DATAPATH_OPS = (
     "ct_nat",
     "parse",
     "parse_simple",
+    "icmp_error",
 )
 
 

@@ -55,6 +55,7 @@ def _p2(v: Vars) -> z3.BoolRef:
         L.And(on_wire, v["g_l4"] == 0, _orig(v, "ok_l4_i", "ok_l4_o") == 0),
         L.And(on_wire, v["encap"] == 1, v["g_oip"] == 0, v["ok_ip_o"] == 0),
         L.And(on_wire, v["encap"] == 1, v["g_ol4"] == 0, v["ok_l4_o"] == 0),
+        L.And(on_wire, v["ok_quoted"] == 0),
     )
 
 

@@ -608,7 +608,7 @@ class Conntrack:
     """
     def __init__(self) -> None:
         ...
-    def execute(self, packet: Packet, commit: bool = True, zone: typing.SupportsInt | typing.SupportsIndex = 0, nat_dst: str | None = None, nat_src: str | None = None) -> tuple[list[Packet], dict[str, int]]:
+    def execute(self, packet: Packet, commit: bool = True, zone: typing.SupportsInt | typing.SupportsIndex = 0, nat_dst: str | None = None, nat_src: str | None = None, nat: bool = False) -> tuple[list[Packet], dict[str, int]]:
         """
         ct(commit, nat) on a parsed packet; returns (packets, counters).
         """
