@@ -69,8 +69,9 @@ uint32_t Pipeline::AddPort(const PortConfig& cfg) {
     cfg.tunnel->Validate();
     if (cfg.underlay.empty()) throw Error("port " + cfg.name + ": tunnel port needs an underlay");
     port->underlay = PortNumber(cfg.underlay);
-    ports_[port->ofport] = std::move(port);
-    return cfg.ofport ? cfg.ofport : ports_.rbegin()->first;
+    const uint32_t n = port->ofport;
+    ports_[n] = std::move(port);
+    return n;
   }
   port->profile = BuiltinProfile(cfg.profile);
   port->dummy = cfg.profile == "dummy";

@@ -16,6 +16,7 @@
 #include "offlab/headers.h"
 #include "offlab/nic.h"
 #include "offlab/parse.h"
+#include "offlab/pipeline.h"
 #include "offlab/send_prepare.h"
 #include "offlab/tunnel.h"
 #include "ovs_frames.h"
@@ -527,6 +528,15 @@ TEST(RowPushPlain, TsoIntoAnUnsupportedTypeIsDropped) {
   EXPECT_FALSE(PushPlainEncap(p, Plain(PlainEncap::kGtpu, false), &c));
   EXPECT_EQ(c.Get("netdev_push_header_drops"), 1u);
   EXPECT_EQ(p.bytes(), before);
+}
+
+TEST(PipelinePorts, AutoNumberedTunnelPortGetsTheFirstFreeNumber) {
+  Pipeline br;
+  br.AddPort({.name = "p1"});
+  br.AddPort({.name = "p3", .ofport = 3});
+  // 2 is free: the tunnel port takes it even though 3 is higher.
+  EXPECT_EQ(br.AddPort({.name = "t", .tunnel = Vxlan(false), .underlay = "p3"}), 2u);
+  EXPECT_EQ(br.PortNumber("t"), 2u);
 }
 
 }  // namespace
