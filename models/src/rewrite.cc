@@ -182,11 +182,14 @@ bool SetL4Ports(Packet& p, std::optional<uint16_t> src, std::optional<uint16_t> 
     }
     // CRC32c is not one's-complement: keep the error delta by XOR, as
     // packet_set_sctp_port does (old ^ old_correct ^ new_correct).
+    // The CRC covers the SCTP packet as the IP length delimits it; Ethernet
+    // padding would change the delta (OVS: dp_packet_l4_size excludes it).
+    const size_t sctp_len = L4Length(p, p.l3_ofs, p.l4_ofs);
     uint32_t old_field = GetBe32(l4 + hdr::kSctpCsumOfs);
     PutBe32(l4 + hdr::kSctpCsumOfs, 0);
-    uint32_t old_correct = csum::Crc32c(l4, l4_len);
+    uint32_t old_correct = csum::Crc32c(l4, sctp_len);
     std::memcpy(l4, new_ports, 4);
-    uint32_t new_correct = csum::Crc32c(l4, l4_len);
+    uint32_t new_correct = csum::Crc32c(l4, sctp_len);
     // The field holds the CRC little-endian on the wire (RFC 9260 appendix B).
     uint32_t field_le = __builtin_bswap32(old_field);
     uint32_t updated = field_le ^ old_correct ^ new_correct;
