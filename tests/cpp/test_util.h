@@ -1,0 +1,116 @@
+// Shared helpers for the semantics tests. The checksum oracle here is a
+// deliberately plain re-implementation (no code from offlab::csum), so a test
+// that says "this field verifies" does not lean on the code it checks.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "offlab/bytes.h"
+#include "offlab/packet.h"
+#include "offlab/parse.h"
+
+namespace offlab::testing {
+
+// Hex with whitespace allowed, so frames can be laid out one header per chunk.
+inline std::string H(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c != ' ' && c != '\n') out.push_back(c);
+  }
+  return out;
+}
+
+inline Packet Parsed(const std::string& hex) {
+  Packet p(FromHex(H(hex)));
+  Parse(p);
+  return p;
+}
+
+inline std::string Hex(const Packet& p) { return ToHex(p.bytes()); }
+
+// Replaces the first occurrence of `from` at or after `pos` (hex offsets).
+inline std::string Sub(std::string s, const std::string& from, const std::string& to,
+                       size_t pos = 0) {
+  size_t at = s.find(from, pos);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+// Overwrites the hex digits for bytes [ofs, ofs + value.size()/2).
+inline std::string Put(std::string s, size_t ofs, const std::string& value) {
+  s.replace(ofs * 2, value.size(), value);
+  return s;
+}
+
+inline uint16_t Be16(const Bytes& b, size_t ofs) {
+  return static_cast<uint16_t>((b[ofs] << 8) | b[ofs + 1]);
+}
+
+// --- oracle --------------------------------------------------------------
+
+inline uint32_t OracleSum(const uint8_t* d, size_t n, uint32_t s = 0) {
+  for (size_t i = 0; i < n; i++) s += (i & 1) ? d[i] : uint32_t{d[i]} << 8;
+  while (s >> 16) s = (s & 0xffff) + (s >> 16);
+  return s;
+}
+
+inline bool OracleIpv4HeaderOk(const Bytes& f, size_t l3) {
+  size_t ihl = (f[l3] & 0x0f) * 4u;
+  return OracleSum(f.data() + l3, ihl) == 0xffff;
+}
+
+// Sum of the TCP/UDP pseudo-header for the IP header at `l3` (no IPv6
+// extension headers: callers use plain headers), the segment length taken
+// from the IP header.
+inline uint32_t OraclePseudo(const Bytes& f, size_t l3, size_t l4, uint8_t proto, size_t* len) {
+  uint32_t s = proto;
+  if ((f[l3] >> 4) == 4) {
+    s = OracleSum(f.data() + l3 + 12, 8, s);
+    *len = Be16(f, l3 + 2) - (l4 - l3);
+  } else {
+    s = OracleSum(f.data() + l3 + 8, 32, s);
+    *len = Be16(f, l3 + 4) + 40 - (l4 - l3);
+  }
+  return OracleSum(nullptr, 0, s + static_cast<uint32_t>(*len));
+}
+
+// True if the TCP/UDP/ICMPv6 checksum of the segment at `l4` verifies.
+inline bool OracleL4Ok(const Bytes& f, size_t l3, size_t l4, uint8_t proto) {
+  size_t len = 0;
+  uint32_t s = OraclePseudo(f, l3, l4, proto, &len);
+  return OracleSum(f.data() + l4, len, s) == 0xffff;
+}
+
+// The value a correct TCP/UDP checksum field at l4 + csum_ofs would hold.
+inline uint16_t OracleL4Csum(const Bytes& f, size_t l3, size_t l4, uint8_t proto, size_t csum_ofs) {
+  Bytes copy = f;
+  copy[l4 + csum_ofs] = copy[l4 + csum_ofs + 1] = 0;
+  size_t len = 0;
+  uint32_t s = OraclePseudo(copy, l3, l4, proto, &len);
+  uint16_t c = static_cast<uint16_t>(~OracleSum(copy.data() + l4, len, s));
+  return (proto == 17 && c == 0) ? 0xffff : c;
+}
+
+// CRC32c bit by bit (RFC 9260 appendix B), for SCTP.
+inline uint32_t OracleCrc32c(const uint8_t* d, size_t n) {
+  uint32_t crc = 0xffffffff;
+  for (size_t i = 0; i < n; i++) {
+    crc ^= d[i];
+    for (int k = 0; k < 8; k++) crc = (crc & 1) ? (crc >> 1) ^ 0x82f63b78 : crc >> 1;
+  }
+  return ~crc;
+}
+
+// True if the SCTP common header at `l4` carries the CRC32c of `len` bytes.
+inline bool OracleSctpOk(const Bytes& f, size_t l4, size_t len) {
+  Bytes seg(f.begin() + l4, f.begin() + l4 + len);
+  uint32_t field = seg[8] | (seg[9] << 8) | (seg[10] << 16) | (uint32_t{seg[11]} << 24);
+  seg[8] = seg[9] = seg[10] = seg[11] = 0;
+  return OracleCrc32c(seg.data(), seg.size()) == field;
+}
+
+}  // namespace offlab::testing
