@@ -11,6 +11,7 @@
 #include "offlab/bytes.h"
 #include "offlab/packet.h"
 #include "offlab/parse.h"
+#include "offlab/tunnel.h"
 
 namespace offlab::testing {
 
@@ -48,6 +49,42 @@ inline std::string Put(std::string s, size_t ofs, const std::string& value) {
 
 inline uint16_t Be16(const Bytes& b, size_t ofs) {
   return static_cast<uint16_t>((b[ofs] << 8) | b[ofs + 1]);
+}
+
+// Reference §3 block G (192.168.123.2 > .1, TCP 54392 > 5201 ACK, TTL 0,
+// payload 00..3f) and the R2/R3 inner frame after mod_tp_dst:2222.
+inline const std::string kFrameG =
+    H("0a8f394fe0738abf7e2f05840800"
+      "45000068000000000006433cc0a87b02c0a87b01"
+      "d47814510000000000000000501000006b720000"
+      "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+      "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f");
+inline const std::string kFrameR2 =
+    H("0a8f394fe0738abf7e2f05840800"
+      "45000068000000000006433cc0a87b02c0a87b01"
+      "d47808ae00000000000000005010000077150000"
+      "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+      "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f");
+
+// The R3 tunnel: vxlan key 123, aa:66:aa:66:00:00 1.1.2.88 > aa:66:aa:66:00:01
+// 1.1.2.92, source port 57363 (tnl/egress_port_range 57363 57363).
+inline TunnelConfig R3Tunnel(bool csum, TunnelType type = TunnelType::kVxlan) {
+  TunnelConfig t;
+  t.type = type;
+  t.eth_src = {0xaa, 0x66, 0xaa, 0x66, 0x00, 0x00};
+  t.eth_dst = {0xaa, 0x66, 0xaa, 0x66, 0x00, 0x01};
+  t.ip_src = {1, 1, 2, 88};
+  t.ip_dst = {1, 1, 2, 92};
+  t.key = 123;
+  t.udp_src = 57363;
+  t.csum = csum;
+  return t;
+}
+
+// R3's O(c): the outer headers for the 118-byte G frame, UDP checksum c.
+inline std::string R3Outer(const std::string& ip_csum, const std::string& udp_csum) {
+  return H("aa66aa660001aa66aa6600000800 4500009a000040004011" + ip_csum +
+           "010102580101025c e01312b50086" + udp_csum + "0800000000007b00");
 }
 
 // --- oracle --------------------------------------------------------------
