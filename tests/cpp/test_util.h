@@ -87,6 +87,23 @@ inline std::string R3Outer(const std::string& ip_csum, const std::string& udp_cs
            "010102580101025c e01312b50086" + udp_csum + "0800000000007b00");
 }
 
+// Reference §3 R7: the 2054-byte IPv4 TSO frame (tos 1, TTL 64, 2000 zero
+// bytes of payload) and the four 500-byte segments OVS sends for it.
+inline std::string R7Frame() {
+  return H("0a8f394fe0738abf7e2f05840800 450107f8000000004006fbaac0a87b02c0a87b01"
+           "d478145100000000000000005010000047e60000") +
+         std::string(4000, '0');
+}
+inline std::string R7Segment(int k) {
+  static const char* ip_csum[] = {"0187", "0186", "0185", "0184"};
+  static const char* seq[] = {"00000000", "000001f4", "000003e8", "000005dc"};
+  static const char* tcp_csum[] = {"4dc2", "4bce", "49da", "47e6"};
+  return H("0a8f394fe0738abf7e2f05840800 4501021c000" + std::to_string(k) + "00004006" +
+           ip_csum[k] + "c0a87b02c0a87b01 d4781451" + seq[k] + "0000000050100000" + tcp_csum[k] +
+           "0000") +
+         std::string(1000, '0');
+}
+
 // --- oracle --------------------------------------------------------------
 
 inline uint32_t OracleSum(const uint8_t* d, size_t n, uint32_t s = 0) {
