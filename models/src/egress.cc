@@ -42,10 +42,10 @@ PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters,
     batch = SegmentAll(
         batch, [&](const Packet& p) { return Gso(p, counters); }, counters, errors);
   } else if (any_tnl_tso && !(caps & cap::kTnlTsoAny)) {
+    // dp_packet_gso_batch: every TSO packet of the batch, not only the
+    // tunnelled one that triggered it.
     batch = SegmentAll(
-        batch,
-        [&](const Packet& p) { return p.offloads.tunnelled() ? Gso(p, counters) : PacketBatch{p}; },
-        counters, errors);
+        batch, [&](const Packet& p) { return Gso(p, counters); }, counters, errors);
   } else if (any_tso && !(caps & cap::kOuterUdpCksum)) {
     for (const Packet& p : batch) {
       try {

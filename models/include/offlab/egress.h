@@ -12,7 +12,8 @@ namespace offlab {
 
 // First match wins:
 // 1. no TCP_TSO: full GSO of every TSO packet;
-// 2. none of the tunnel TSO capabilities: full GSO of every tunnelled TSO packet;
+// 2. none of the tunnel TSO capabilities: full GSO of every TSO packet when one
+//    of them is tunnelled;
 // 3. no OUTER_UDP_CKSUM: partial GSO of VXLAN/Geneve TSO packets whose payload
 //    is not a multiple of tso_segsz.
 // Then SendPrepare(p, caps) on every packet. Packets whose partial checksums
