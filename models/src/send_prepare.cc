@@ -1,5 +1,7 @@
 #include "offlab/send_prepare.h"
 
+#include <algorithm>
+
 #include "offlab/bytes.h"
 #include "offlab/caps.h"
 #include "offlab/checksum.h"
@@ -10,6 +12,23 @@
 namespace offlab {
 
 namespace {
+
+// dp_packet_ip_set_header_csum writes the checksum only when IHL*4 is less
+// than the L3 size (which excludes L2 padding, so it is bounded by the IPv4
+// total length): a bare header keeps its field. The status is set good
+// either way. Hardware completion (NicTransmit) has no such limit.
+void SetIpHeaderCsum(Packet& p, Level level) {
+  const uint16_t l3 = level == Level::kOuter ? p.l3_ofs : p.inner_l3_ofs;
+  if (l3 != kNoOffset && p.SizeFrom(l3) >= hdr::kIpv4MinLen && (p.data()[l3] >> 4) == 4) {
+    const uint8_t* ip = p.data() + l3;
+    const size_t l3_size = std::min<size_t>(p.SizeFrom(l3), GetBe16(ip + hdr::kIpv4TotLenOfs));
+    if ((ip[0] & 0x0f) * 4u < l3_size) {
+      CompleteIpCsum(p, level);
+      return;
+    }
+  }
+  p.offloads.set_ip(CsumStatus::kGood, level);
+}
 
 void PrepareL4(Packet& p, Level level, uint32_t caps) {
   L4Proto proto = p.offloads.l4_proto(level);
@@ -100,7 +119,7 @@ void SendPrepare(Packet& p, uint32_t caps) {
 
   if (!o.tunnelled()) {
     if (o.ip() == CsumStatus::kPartial && !(caps & cap::kIpv4Cksum)) {
-      CompleteIpCsum(p, Level::kOuter);
+      SetIpHeaderCsum(p, Level::kOuter);
     }
     if (o.l4() == CsumStatus::kPartial) PrepareL4(p, Level::kOuter, caps);
     return;
@@ -115,11 +134,11 @@ void SendPrepare(Packet& p, uint32_t caps) {
     if (!UdpTunnelCsum(p)) caps &= ~(cap::kTcpCksum | cap::kUdpCksum | cap::kIpv4Cksum);
   }
   if (o.ip(Level::kInner) == CsumStatus::kPartial && !(caps & cap::kIpv4Cksum)) {
-    CompleteIpCsum(p, Level::kInner);
+    SetIpHeaderCsum(p, Level::kInner);
   }
   if (o.l4(Level::kInner) == CsumStatus::kPartial) PrepareL4(p, Level::kInner, caps);
   if (o.ip() == CsumStatus::kPartial && !(caps & cap::kOuterIpCksum)) {
-    CompleteIpCsum(p, Level::kOuter);
+    SetIpHeaderCsum(p, Level::kOuter);
   }
   if (o.l4() == CsumStatus::kPartial && !(caps & cap::kOuterUdpCksum)) {
     CompleteL4Csum(p, Level::kOuter, L4Proto::kUdp);
