@@ -3,7 +3,7 @@
 // under TSO), software GSO and partial GSO.
 //
 // Expected frames: OVS's vectors (R1-R3, R7) where they apply, else scapy
-// 2.6 with oeth = Ether(src="aa:66:aa:66:00:00",dst="aa:66:aa:66:00:01"),
+// 2.8 with oeth = Ether(src="aa:66:aa:66:00:00",dst="aa:66:aa:66:00:01"),
 // eth = Ether(src="8a:bf:7e:2f:05:84",dst="0a:8f:39:4f:e0:73"),
 // ip4 = IP(src="192.168.123.2",dst="192.168.123.1",ttl=64,id=0,flags=0) and
 // the tunnel layers vx(inner) = oeth/IP(src="1.1.2.88",dst="1.1.2.92",ttl=64,

@@ -2,7 +2,7 @@
 // the §6 "_disabled" exception, hardware TSO, the X710 and Intel outer UDP
 // quirks, and receive coalescing.
 //
-// Frames: OVS's vectors R1-R3/R7 where they apply, else scapy 2.6 with the
+// Frames: OVS's vectors R1-R3/R7 where they apply, else scapy 2.8 with the
 // expression given; eth, oeth and vx() as in egress_test.cc.
 #include "offlab/nic.h"
 

@@ -36,7 +36,7 @@ struct Case {
   uint16_t l3, l4;
 };
 
-// Frames from scapy 2.6 (Ether(src="8a:bf:7e:2f:05:84",dst="0a:8f:39:4f:e0:73")/...).
+// Frames from scapy 2.8 (Ether(src="8a:bf:7e:2f:05:84",dst="0a:8f:39:4f:e0:73")/...).
 std::vector<Case> Cases() {
   return {
       {"tcp4", kFrameG, 0x200, 14, 34},

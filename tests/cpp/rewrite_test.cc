@@ -2,7 +2,7 @@
 // rule M: a valid checksum becomes partial with its bytes untouched; an
 // unknown or bad one is updated incrementally (RFC 1624) and keeps its error.
 //
-// Expected frames are OVS's vectors (reference §3, R1/R2), scapy 2.6 output
+// Expected frames are OVS's vectors (reference §3, R1/R2), scapy 2.8 output
 // (the expression is given next to each), or derived by hand where only the
 // written field changes.
 #include "offlab/rewrite.h"

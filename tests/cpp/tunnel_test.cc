@@ -4,7 +4,7 @@
 // netdev_pop_header, and the seeded c852a8c76 decap fault.
 //
 // Outer headers are R3's (reference §3) where the vector covers them, else
-// scapy 2.6 with oeth = Ether(src="aa:66:aa:66:00:00",dst="aa:66:aa:66:00:01")
+// scapy 2.8 with oeth = Ether(src="aa:66:aa:66:00:00",dst="aa:66:aa:66:00:01")
 // and the expression next to the bytes.
 #include "offlab/tunnel.h"
 
