@@ -387,6 +387,7 @@ TEST(RuleMPorts, SctpUnknownCorrectStaysCorrect) {
   ASSERT_TRUE(SetL4Ports(p, std::nullopt, 7000));
   EXPECT_EQ(Hex(p), Sub(kSctp4, "1388177001020304a7c0ffe4", "13881b58010203049e72539a"));
   EXPECT_EQ(p.offloads.word(), kSctp);
+  EXPECT_TRUE(testing::OracleSctpOk(p.bytes(), 34, 28));
 }
 
 TEST(RuleMPorts, SctpBadKeepsItsDelta) {
@@ -411,6 +412,7 @@ TEST(RuleMPorts, SctpDeltaIgnoresEthernetPadding) {
   Packet p = With(in, kUnknown, kUnknown);
   ASSERT_TRUE(SetL4Ports(p, std::nullopt, 7000));
   EXPECT_EQ(Hex(p), Sub(in, "1388177001020304ccf76bdf", "13881b58010203046cbcb8e8"));
+  EXPECT_TRUE(testing::OracleSctpOk(p.bytes(), 34, 12));
 }
 
 TEST(RuleMPorts, NoL4HeaderNothingWritten) {

@@ -41,12 +41,6 @@ inline std::string Sub(std::string s, const std::string& from, const std::string
   return s;
 }
 
-// Overwrites the hex digits for bytes [ofs, ofs + value.size()/2).
-inline std::string Put(std::string s, size_t ofs, const std::string& value) {
-  s.replace(ofs * 2, value.size(), value);
-  return s;
-}
-
 inline uint16_t Be16(const Bytes& b, size_t ofs) {
   return static_cast<uint16_t>((b[ofs] << 8) | b[ofs + 1]);
 }
