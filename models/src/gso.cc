@@ -138,6 +138,12 @@ PacketBatch GsoPartial(const Packet& p, Counters* counters) {
     // changed, so its IPv4 checksums are partial like any GSO segment's.
     Packet h = MakeSegment(p, t, 0, 0, head, false);
     h.tso_segsz = n - 1 == 1 ? 0 : p.tso_segsz;
+    if (h.tso_segsz) {
+      // dp_packet_gso_update_segment leaves the flags of a segment that is
+      // still TSO alone: the hardware clears PSH/FIN on all but its last frame.
+      const size_t flags_ofs = t.tcp_ofs + hdr::kTcpOffFlagsOfs;
+      PutBe16(h.data() + flags_ofs, GetBe16(p.data() + flags_ofs));
+    }
     out.push_back(std::move(h));
     out.push_back(MakeSegment(p, t, n - 1, head, t.payload - head, true));
   }

@@ -42,8 +42,14 @@ bool VnetReceive(Packet& p, const VnetHdr& h, Counters* counters) {
       }
     }
   }
-  if (h.gso_type == VnetHdr::kGsoTcpv4 || h.gso_type == VnetHdr::kGsoTcpv6) {
+  // netdev_linux_parse_vnet_hdr: only TCP GSO is supported; UFO and unknown
+  // types are ENOTSUP and the receive loop drops the packet. The ECN bit
+  // (VIRTIO_NET_HDR_GSO_ECN) qualifies the type.
+  const uint8_t gso = h.gso_type & static_cast<uint8_t>(~VnetHdr::kGsoEcn);
+  if (gso == VnetHdr::kGsoTcpv4 || gso == VnetHdr::kGsoTcpv6) {
     p.tso_segsz = h.gso_size;
+  } else if (gso != VnetHdr::kGsoNone) {
+    return false;
   }
   return true;
 }

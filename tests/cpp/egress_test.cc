@@ -560,10 +560,8 @@ TEST(PartialGso, EvenPayloadIsNotSplit) {
 }
 
 // OVS keeps PSH/FIN on the head while it is still a TSO packet
-// (dp_packet_gso_update_segment skips the reset when tso_segsz != 0); the
-// model clears them, so the head's last hardware segment loses PSH.
-// Reference §1.3 does not say which is intended: left for a decision.
-TEST(PartialGso, DISABLED_HeadStillTsoKeepsPsh) {
+// (dp_packet_gso_update_segment skips the reset when tso_segsz != 0).
+TEST(PartialGso, HeadStillTsoKeepsPsh) {
   const std::string in = Sub(InnerTso(false, 1700), "50100000", "50180000");
   Packet inner = With(in, kPartial, kPartial);
   inner.tso_segsz = 500;

@@ -283,12 +283,14 @@ TEST(VnetRx, GsoTcpSetsTsoSegsz) {
 }
 
 // netdev_linux_parse_vnet_hdr returns ENOTSUP for VIRTIO_NET_HDR_GSO_UDP (UFO)
-// and the receive loop drops the packet; the model accepts it as a plain
-// packet. Reference §1.1 lists only the TCP GSO types, so this is left for a
-// decision rather than changed.
-TEST(VnetRx, DISABLED_GsoUdpIsDropped) {
+// and the receive loop drops the packet; TCP with the ECN bit is still TCP.
+TEST(VnetRx, GsoUdpIsDropped) {
   Packet p = Parsed(testing::R7Frame());
   EXPECT_FALSE(VnetReceive(p, {.gso_type = VnetHdr::kGsoUdp, .gso_size = 1448}));
+  Packet q = Parsed(testing::R7Frame());
+  ASSERT_TRUE(
+      VnetReceive(q, {.gso_type = VnetHdr::kGsoTcpv4 | VnetHdr::kGsoEcn, .gso_size = 1448}));
+  EXPECT_EQ(q.tso_segsz, 1448);
 }
 
 }  // namespace
