@@ -11,6 +11,7 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 APT_PACKAGES=(
   build-essential cmake ninja-build git pkg-config
   libgtest-dev libyaml-cpp-dev
+  ns3 libns3-dev libgsl-dev
   clang libclang-rt-14-dev clang-format
   tshark
   python3 python3-venv python3-dev
