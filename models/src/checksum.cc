@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "offlab/bytes.h"
+#include "offlab/work.h"
 
 namespace offlab::csum {
 
@@ -97,6 +98,7 @@ uint16_t NativeFolded(const uint8_t* data, size_t len) {
 }  // namespace
 
 uint64_t Partial(const uint8_t* data, size_t len, uint64_t sum) {
+  work::Csum(len);
   return sum + __builtin_bswap16(NativeFolded(data, len));
 }
 
@@ -216,6 +218,7 @@ uint32_t Crc32cSw(const uint8_t* p, size_t len, uint32_t c) {
 }  // namespace
 
 uint32_t Crc32c(const uint8_t* data, size_t len, uint32_t crc) {
+  work::Csum(len);
   static const bool hw = __builtin_cpu_supports("sse4.2");
   uint32_t c = ~crc;
   c = hw ? Crc32cHw(data, len, c) : Crc32cSw(data, len, c);

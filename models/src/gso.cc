@@ -7,6 +7,7 @@
 #include "offlab/complete.h"
 #include "offlab/error.h"
 #include "offlab/headers.h"
+#include "offlab/work.h"
 
 namespace offlab {
 
@@ -108,6 +109,7 @@ PacketBatch Gso(const Packet& p, Counters* counters) {
     size_t off = i * p.tso_segsz;
     size_t len = std::min<size_t>(p.tso_segsz, t.payload - off);
     out.push_back(MakeSegment(p, t, i, off, len, i + 1 == n));
+    work::Segment(out.back().size());
   }
   Count(counters, "dp_packet_gso");
   return out;
@@ -146,6 +148,8 @@ PacketBatch GsoPartial(const Packet& p, Counters* counters) {
     }
     out.push_back(std::move(h));
     out.push_back(MakeSegment(p, t, n - 1, head, t.payload - head, true));
+    // The head is the original buffer trimmed in place; only the tail is new.
+    work::Segment(out.back().size());
   }
   Count(counters, "dp_packet_partial_gso");
   return out;

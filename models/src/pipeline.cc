@@ -10,6 +10,7 @@
 #include "offlab/parse.h"
 #include "offlab/rewrite.h"
 #include "offlab/send_prepare.h"
+#include "offlab/work.h"
 
 namespace offlab {
 
@@ -76,6 +77,11 @@ uint32_t Pipeline::AddPort(const PortConfig& cfg) {
   port->profile = BuiltinProfile(cfg.profile);
   port->dummy = cfg.profile == "dummy";
   port->tx = NicTx::FromProfile(port->profile);
+  // A guest (vhost-user, tap with a vnet header) takes a TSO packet whole:
+  // nothing segments it on the way.
+  if (port->profile.driver == "vhost-user" || port->profile.driver == "tun") {
+    port->tx.segments_tso = false;
+  }
   if (port->dummy) {
     port->tx.segments_tso = false;
     static const std::map<std::string, uint32_t> kTx = {
@@ -165,7 +171,11 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
   if (port.cfg.tunnel) throw Error("port " + name + ": cannot receive on a tunnel port");
   sent_.clear();
   events_.clear();
-  Packet p = port.dummy ? Packet(frame) : NicReceive(frame, port.profile);
+  Packet p = Packet(frame);
+  if (!port.dummy) {
+    HardwareScope hw;
+    p = NicReceive(frame, port.profile);
+  }
   if (port.rx_ip) p.offloads.set_ip(*port.rx_ip);
   if (port.rx_l4) p.offloads.set_l4(*port.rx_l4);
   if (port.rx_tso_segsz) p.tso_segsz = port.rx_tso_segsz;
@@ -181,6 +191,16 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
     // d49994634: the composer called the predicate, not the setter.
     if (!Faults::On(Fault::kComposeBadCsumNoStatus)) p.offloads.set_ip(CsumStatus::kBad);
   }
+  p.md.in_port = port.ofport;
+  Process(p, 0, true, 0);
+  return sent_;
+}
+
+std::vector<Sent> Pipeline::ReceivePacket(const std::string& name, Packet p) {
+  const Port& port = PortByName(name);
+  if (port.cfg.tunnel) throw Error("port " + name + ": cannot receive on a tunnel port");
+  sent_.clear();
+  events_.clear();
   p.md.in_port = port.ofport;
   Process(p, 0, true, 0);
   return sent_;
@@ -339,7 +359,11 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
   for (const std::string& e : errors) events_.push_back("drop on " + port.cfg.name + ": " + e);
   for (const Packet& q : ready) {
     std::vector<std::string> violations;
-    PacketBatch frames = NicTransmit(q, port.tx, &violations);
+    PacketBatch frames;
+    {
+      HardwareScope hw;
+      frames = NicTransmit(q, port.tx, &violations);
+    }
     for (const std::string& v : violations) {
       counters_.Inc("offlab_nic_violation");
       events_.push_back("nic " + port.cfg.name + ": " + v);

@@ -23,6 +23,7 @@
 #include "offlab/rewrite.h"
 #include "offlab/send_prepare.h"
 #include "offlab/tunnel.h"
+#include "offlab/work.h"
 #include "test_util.h"
 
 namespace offlab {
@@ -662,6 +663,33 @@ TEST(TunnelTsoOuterUdp, EverySegmentCarriesACorrectOuterChecksum) {
       }
     }
   }
+}
+
+// --- the work meter a cost model reads --------------------------------------------------
+
+TEST(WorkMeter, CountsSoftwareSegmentsAndChecksumsButNotHardware) {
+  Packet inner = With(InnerTso(false, 1200), kGood, kPartial);
+  inner.tso_segsz = 500;
+  Packet p = Push(inner, R3Tunnel(false));
+  work::Take();
+  PacketBatch segs = Gso(p);
+  Work gso = work::Take();
+  ASSERT_EQ(segs.size(), 3u);
+  // Three frames of 104 header bytes plus 500 + 500 + 200 payload.
+  EXPECT_EQ(gso.sw_segments, 3u);
+  EXPECT_EQ(gso.copy_bytes, 3 * 104u + 1200u);
+  {
+    HardwareScope hw;
+    NicTx nic;
+    nic.caps = cap::kTcpCksum | cap::kIpv4Cksum | cap::kOuterIpCksum;
+    NicTransmit(segs[0], nic);
+  }
+  EXPECT_EQ(work::Take().csum_bytes, 0u);
+  // Software completion of the inner TCP checksum of the first segment sums
+  // its TCP header and payload (20 + 500) and the pseudo-header.
+  Packet s = segs[0];
+  SendPrepare(s, 0);
+  EXPECT_GE(work::Take().csum_bytes, 520u);
 }
 
 }  // namespace

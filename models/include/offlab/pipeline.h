@@ -79,6 +79,10 @@ class Pipeline {
   // every frame sent as a result, in order.
   std::vector<Sent> Receive(const std::string& port, const Bytes& frame, const RxMeta& meta = {});
 
+  // As Receive() for a packet the caller already received: NIC validation,
+  // coalescing and metadata applied (a simulated NIC or guest does that).
+  std::vector<Sent> ReceivePacket(const std::string& port, Packet p);
+
   uint32_t PortNumber(const std::string& name) const;
   // Advertised transmit capabilities of a port (cap:: bits).
   uint32_t PortCaps(const std::string& name) const;
