@@ -32,7 +32,7 @@ PacketBatch SegmentAll(const PacketBatch& in, Fn&& segment, Counters* counters,
 }  // namespace
 
 PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters,
-                       std::vector<std::string>* errors) {
+                       std::vector<std::string>* errors, const EgressOptions& options) {
   bool any_tso = false, any_tnl_tso = false, any_partial = false;
   for (const Packet& p : batch) {
     any_tso |= p.tso_segsz != 0;
@@ -46,6 +46,19 @@ PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters,
     // tunnelled one that triggered it.
     batch = SegmentAll(
         batch, [&](const Packet& p) { return Gso(p, counters); }, counters, errors);
+  } else if (any_tso && !(caps & cap::kOuterUdpCksum) && !options.partial_gso) {
+    // Before partial GSO, a TSO packet needing an outer UDP checksum the NIC
+    // lacks was segmented in software, whatever its length.
+    batch = SegmentAll(
+        batch,
+        [&](const Packet& p) {
+          const TunnelType t = p.offloads.tunnel();
+          const bool udp_tnl = t == TunnelType::kVxlan || t == TunnelType::kGeneve;
+          return p.tso_segsz && udp_tnl && p.offloads.l4() == CsumStatus::kPartial
+                     ? Gso(p, counters)
+                     : PacketBatch{p};
+        },
+        counters, errors);
   } else if (any_tso && !(caps & cap::kOuterUdpCksum)) {
     for (const Packet& p : batch) {
       try {
@@ -63,7 +76,7 @@ PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters,
   out.reserve(batch.size());
   for (Packet& p : batch) {
     try {
-      SendPrepare(p, caps);
+      SendPrepare(p, caps, options.udp_tunnel_csum);
       out.push_back(std::move(p));
     } catch (const Error& e) {
       Reject(e, counters, errors);

@@ -355,7 +355,7 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
     return;
   }
   std::vector<std::string> errors;
-  PacketBatch ready = NetdevSend({std::move(p)}, port.tx.caps, &counters_, &errors);
+  PacketBatch ready = NetdevSend({std::move(p)}, port.tx.caps, &counters_, &errors, cfg_.egress);
   for (const std::string& e : errors) events_.push_back("drop on " + port.cfg.name + ": " + e);
   for (const Packet& q : ready) {
     std::vector<std::string> violations;

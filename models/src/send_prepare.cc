@@ -106,7 +106,7 @@ bool UdpTunnelCsum(Packet& p) {
   return true;
 }
 
-void SendPrepare(Packet& p, uint32_t caps) {
+void SendPrepare(Packet& p, uint32_t caps, bool udp_tunnel_csum) {
   Offloads& o = p.offloads;
   const bool inner_partial =
       o.ip(Level::kInner) == CsumStatus::kPartial || o.l4(Level::kInner) == CsumStatus::kPartial;
@@ -131,7 +131,8 @@ void SendPrepare(Packet& p, uint32_t caps) {
     caps &= ~cap::kSctpCksum;
     // Without the payload-independent form the NIC cannot be left to finish
     // the inner checksums: the outer sum needs their final bytes.
-    if (!UdpTunnelCsum(p)) caps &= ~(cap::kTcpCksum | cap::kUdpCksum | cap::kIpv4Cksum);
+    if (!udp_tunnel_csum || !UdpTunnelCsum(p))
+      caps &= ~(cap::kTcpCksum | cap::kUdpCksum | cap::kIpv4Cksum);
   }
   if (o.ip(Level::kInner) == CsumStatus::kPartial && !(caps & cap::kIpv4Cksum)) {
     SetIpHeaderCsum(p, Level::kInner);

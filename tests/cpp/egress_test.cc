@@ -665,6 +665,37 @@ TEST(TunnelTsoOuterUdp, EverySegmentCarriesACorrectOuterChecksum) {
   }
 }
 
+// --- OVS before the v4.0 checksum series (EgressOptions) ----------------------------
+
+TEST(EgressOptions, WithoutTunnelCsumEverythingIsSoftwareAndCorrect) {
+  // R3 csum=true, inner TCP partial, a NIC with inner checksum offload but no
+  // outer UDP: the old path finishes the inner TCP and the outer UDP over the
+  // bytes, so both verify by the plain oracle and nothing is left partial.
+  Packet p = VxR2();
+  SendPrepare(p, cap::kTcpCksum | cap::kIpv4Cksum, /*udp_tunnel_csum=*/false);
+  const Bytes b = p.bytes();
+  EXPECT_TRUE(testing::OracleL4Ok(b, p.inner_l3_ofs, p.inner_l4_ofs, 6));
+  EXPECT_TRUE(testing::OracleL4Ok(b, p.l3_ofs, p.l4_ofs, 17));
+  EXPECT_NE(p.offloads.l4(Level::kInner), kPartial);
+  EXPECT_NE(p.offloads.l4(), kPartial);
+}
+
+TEST(EgressOptions, WithoutPartialGsoTheNicWithoutOuterUdpGetsSoftwareSegments) {
+  // 1200 bytes at 500: partial GSO would hand the NIC a 1000-byte TSO head and
+  // a 200-byte tail; without it, three software segments of 500, 500, 200.
+  const uint32_t caps =
+      cap::kTcpTso | cap::kTnlTsoAny | cap::kTcpCksum | cap::kIpv4Cksum | cap::kOuterIpCksum;
+  Packet p = TsoInTunnel(false, 1200, R3Tunnel(true));
+  EXPECT_EQ(NetdevSend({p}, caps).size(), 2u);
+  PacketBatch old = NetdevSend({p}, caps, nullptr, nullptr, {.partial_gso = false});
+  ASSERT_EQ(old.size(), 3u);
+  for (const Packet& s : old) EXPECT_EQ(s.tso_segsz, 0);
+  // A payload that is a multiple of the segment size went to software too.
+  Packet even = TsoInTunnel(false, 1000, R3Tunnel(true));
+  EXPECT_EQ(NetdevSend({even}, caps).size(), 1u);
+  EXPECT_EQ(NetdevSend({even}, caps, nullptr, nullptr, {.partial_gso = false}).size(), 2u);
+}
+
 // --- the work meter a cost model reads --------------------------------------------------
 
 TEST(WorkMeter, CountsSoftwareSegmentsAndChecksumsButNotHardware) {

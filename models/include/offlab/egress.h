@@ -19,7 +19,15 @@ namespace offlab {
 // Then SendPrepare(p, caps) on every packet. Packets whose partial checksums
 // cannot be finished (OVS would assert) are dropped and counted as
 // "offlab_send_prepare_errors"; `errors` receives one line per drop.
+// OVS egress features the v4.0 checksum series added; both on in OVS 4.0.
+// Turning one off reproduces the OVS before it, as measured in the series.
+struct EgressOptions {
+  bool udp_tunnel_csum = true;  // payload-independent outer UDP checksum
+  bool partial_gso = true;      // rule 3; off: full GSO of those packets instead
+};
+
 PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters = nullptr,
-                       std::vector<std::string>* errors = nullptr);
+                       std::vector<std::string>* errors = nullptr,
+                       const EgressOptions& options = {});
 
 }  // namespace offlab

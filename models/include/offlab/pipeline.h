@@ -17,6 +17,7 @@
 
 #include "offlab/conntrack.h"
 #include "offlab/counters.h"
+#include "offlab/egress.h"
 #include "offlab/flow.h"
 #include "offlab/nic.h"
 #include "offlab/nic_profile.h"
@@ -41,6 +42,7 @@ struct PipelineConfig {
   bool userspace_tso = false;  // other_config:userspace-tso-enable
   bool simple_match = true;    // dpif-netdev simple match fast path
   int max_recirculation = 8;
+  EgressOptions egress;
 };
 
 // Per-packet metadata a virtual NIC hands over with the frame (vnet header /

@@ -12,7 +12,10 @@ namespace offlab {
 
 // Throws offlab::Error for a partial checksum the datapath cannot complete
 // (no header at the recorded offset, unknown L4 protocol) - OVS asserts there.
-void SendPrepare(Packet& p, uint32_t caps);
+// `udp_tunnel_csum` false: OVS before the payload-independent outer UDP
+// checksum (v4.0 series, "Outer UDP checksum optimisation"): inner checksums
+// and the outer UDP checksum are all computed over the bytes in software.
+void SendPrepare(Packet& p, uint32_t caps, bool udp_tunnel_csum = true);
 
 // The payload-independent outer UDP checksum of a VXLAN/Geneve packet whose
 // inner checksums are still partial: outer pseudo-header + outer UDP header
