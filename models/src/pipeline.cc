@@ -171,6 +171,7 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
   if (port.cfg.tunnel) throw Error("port " + name + ": cannot receive on a tunnel port");
   sent_.clear();
   events_.clear();
+  nic_packets_ = 0;
   Packet p = Packet(frame);
   if (!port.dummy) {
     HardwareScope hw;
@@ -201,6 +202,7 @@ std::vector<Sent> Pipeline::ReceivePacket(const std::string& name, Packet p) {
   if (port.cfg.tunnel) throw Error("port " + name + ": cannot receive on a tunnel port");
   sent_.clear();
   events_.clear();
+  nic_packets_ = 0;
   p.md.in_port = port.ofport;
   Process(p, 0, true, 0);
   return sent_;
@@ -368,8 +370,10 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
       counters_.Inc("offlab_nic_violation");
       events_.push_back("nic " + port.cfg.name + ": " + v);
     }
-    for (const Packet& f : frames)
-      sent_.push_back({port.cfg.name, f.bytes(), q.offloads, q.tso_segsz});
+    for (const Packet& f : frames) {
+      sent_.push_back({port.cfg.name, f.bytes(), q.offloads, q.tso_segsz, nic_packets_});
+    }
+    nic_packets_++;
   }
 }
 

@@ -59,8 +59,9 @@ struct RxMeta {
 struct Sent {
   std::string port;
   Bytes frame;
-  Offloads offloads;       // the status word handed to the NIC
-  uint16_t tso_segsz = 0;  // of the packet handed to the NIC
+  Offloads offloads;        // the status word handed to the NIC
+  uint16_t tso_segsz = 0;   // of the packet handed to the NIC
+  uint32_t nic_packet = 0;  // which packet handed to a NIC this frame came from (per Receive)
 };
 
 class Pipeline {
@@ -107,6 +108,7 @@ class Pipeline {
   Counters counters_;
   std::vector<std::string> events_;
   std::vector<Sent> sent_;
+  uint32_t nic_packets_ = 0;
   std::unique_ptr<Conntrack> conntrack_;
 };
 

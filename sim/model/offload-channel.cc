@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "offload-channel.h"
+
+#include <stdexcept>
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "offload-net-device.h"
+
+namespace ns3 {
+
+NS_LOG_COMPONENT_DEFINE("OffloadChannel");
+NS_OBJECT_ENSURE_REGISTERED(OffloadChannel);
+
+TypeId OffloadChannel::GetTypeId() {
+  static TypeId tid =
+      TypeId("ns3::OffloadChannel")
+          .SetParent<Channel>()
+          .SetGroupName("Offload")
+          .AddConstructor<OffloadChannel>()
+          .AddAttribute("Delay", "Propagation delay of the cable.", TimeValue(MicroSeconds(1)),
+                        MakeTimeAccessor(&OffloadChannel::m_delay), MakeTimeChecker());
+  return tid;
+}
+
+void OffloadChannel::Attach(Ptr<OffloadNetDevice> device) {
+  for (auto& end : m_ends) {
+    if (!end) {
+      end = device;
+      return;
+    }
+  }
+  throw std::logic_error("OffloadChannel: both ends already attached");
+}
+
+std::size_t OffloadChannel::GetNDevices() const {
+  return (m_ends[0] ? 1 : 0) + (m_ends[1] ? 1 : 0);
+}
+
+Ptr<NetDevice> OffloadChannel::GetDevice(std::size_t i) const {
+  return i < 2 ? Ptr<NetDevice>(m_ends[i]) : nullptr;
+}
+
+Time OffloadChannel::GetDelay() const { return m_delay; }
+
+void OffloadChannel::Transmit(Ptr<OffloadNetDevice> from, Ptr<FrameTrain> train, bool perFrame) {
+  Ptr<OffloadNetDevice> to = from == m_ends[0] ? m_ends[1] : m_ends[0];
+  if (!to || train->frames.empty()) {
+    return;
+  }
+  const uint32_t ctx = to->GetNode()->GetId();
+  const Time now = Simulator::Now();
+  if (!perFrame) {
+    Simulator::ScheduleWithContext(ctx, train->arrivals.back() - now,
+                                   &OffloadNetDevice::ReceiveTrain, to, train);
+    return;
+  }
+  for (std::size_t i = 0; i < train->frames.size(); i++) {
+    Ptr<FrameTrain> one = Create<FrameTrain>();
+    one->frames.push_back(train->frames[i]);
+    one->arrivals.push_back(train->arrivals[i]);
+    Simulator::ScheduleWithContext(ctx, train->arrivals[i] - now, &OffloadNetDevice::ReceiveTrain,
+                                   to, one);
+  }
+}
+
+void OffloadChannel::DoDispose() {
+  m_ends[0] = nullptr;
+  m_ends[1] = nullptr;
+  Channel::DoDispose();
+}
+
+}  // namespace ns3

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "offload-net-device.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+#include "offlab/error.h"
+#include "offlab/work.h"
+#include "offload-channel.h"
+#include "trace-comment.h"
+
+namespace ns3 {
+
+NS_LOG_COMPONENT_DEFINE("OffloadNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(OffloadNetDevice);
+
+namespace {
+// Preamble + start delimiter (8), FCS (4) and inter-frame gap (12) occupy the
+// line besides the frame; frames shorter than 60 bytes are padded.
+constexpr std::size_t kWireOverhead = 24;
+constexpr std::size_t kMinFrame = 60;
+}  // namespace
+
+TypeId OffloadNetDevice::GetTypeId() {
+  static TypeId tid =
+      TypeId("ns3::OffloadNetDevice")
+          .SetParent<OffloadDeviceBase>()
+          .SetGroupName("Offload")
+          .AddConstructor<OffloadNetDevice>()
+          .AddAttribute("Profile",
+                        "Built-in offlab NIC profile name (e.g. connectx6dx, x710, e810).",
+                        StringValue("connectx6dx"),
+                        MakeStringAccessor(&OffloadNetDevice::SetProfile), MakeStringChecker())
+          .AddAttribute("DataRate", "Line rate; 0 takes the profile's link speed.",
+                        DataRateValue(DataRate(0)), MakeDataRateAccessor(&OffloadNetDevice::m_rate),
+                        MakeDataRateChecker())
+          .AddAttribute("TrainMode",
+                        "Carry the frames of one packet as one event (false: one per frame).",
+                        BooleanValue(true), MakeBooleanAccessor(&OffloadNetDevice::m_trainMode),
+                        MakeBooleanChecker())
+          .AddAttribute("Gro", "Coalesce received TCP segments (kernel GRO or hardware LRO).",
+                        BooleanValue(false), MakeBooleanAccessor(&OffloadNetDevice::m_gro),
+                        MakeBooleanChecker())
+          .AddAttribute("GroMaxBytes", "Largest coalesced packet.", UintegerValue(65535),
+                        MakeUintegerAccessor(&OffloadNetDevice::m_groMaxBytes),
+                        MakeUintegerChecker<uint32_t>(1500))
+          .AddAttribute("TxQueueLimit",
+                        "Frames the transmit ring holds; a packet that does not fit is dropped.",
+                        UintegerValue(8192),
+                        MakeUintegerAccessor(&OffloadNetDevice::m_txQueueLimit),
+                        MakeUintegerChecker<uint32_t>(1))
+          .AddTraceSource("Train", "Frames in each train put on the wire.",
+                          MakeTraceSourceAccessor(&OffloadNetDevice::m_trainTrace),
+                          "ns3::TracedValueCallback::Uint32");
+  return tid;
+}
+
+OffloadNetDevice::OffloadNetDevice() { m_address = Mac48Address::Allocate(); }
+
+void OffloadNetDevice::SetProfile(const std::string& name) {
+  m_profile = offlab::BuiltinProfile(name);
+  m_profileName = name;
+}
+
+const offlab::NicProfile& OffloadNetDevice::GetProfile() const { return m_profile; }
+
+void OffloadNetDevice::Attach(Ptr<OffloadChannel> channel) {
+  m_channel = channel;
+  channel->Attach(this);
+}
+
+void OffloadNetDevice::SetPacketHandler(PacketHandler handler) { m_handler = std::move(handler); }
+
+void OffloadNetDevice::EnablePcap(const std::string& path) {
+  m_pcap = std::make_unique<PcapNgWriter>();
+  m_pcap->Open(path);
+}
+
+void OffloadNetDevice::ClosePcap() {
+  if (m_pcap) {
+    m_pcap->Close();
+    m_pcap.reset();
+  }
+}
+
+DataRate OffloadNetDevice::GetDataRate() const {
+  if (m_rate.GetBitRate()) {
+    return m_rate;
+  }
+  return DataRate(static_cast<uint64_t>(m_profile.link_gbps * 1e9));
+}
+
+Time OffloadNetDevice::FrameTime(std::size_t bytes) const {
+  return GetDataRate().CalculateBytesTxTime(std::max(bytes, kMinFrame) + kWireOverhead);
+}
+
+bool OffloadNetDevice::SendFrames(std::vector<offlab::Sent> frames) {
+  if (frames.empty()) {
+    return true;
+  }
+  if (m_txQueuedFrames + frames.size() > m_txQueueLimit) {
+    m_txDrops++;
+    return false;
+  }
+  m_txQueuedFrames += frames.size();
+  m_txQueue.push_back(std::move(frames));
+  if (!m_busy) {
+    StartTransmit();
+  }
+  return true;
+}
+
+void OffloadNetDevice::StartTransmit() {
+  if (m_txQueue.empty()) {
+    m_busy = false;
+    return;
+  }
+  m_busy = true;
+  // A train is everything waiting on the ring (a TSO burst, a GSO batch);
+  // in per-frame mode the channel still delivers its frames one by one.
+  std::vector<offlab::Sent> packet = std::move(m_txQueue.front());
+  m_txQueue.pop_front();
+  while (m_trainMode && !m_txQueue.empty()) {
+    for (offlab::Sent& s : m_txQueue.front()) {
+      packet.push_back(std::move(s));
+    }
+    m_txQueue.pop_front();
+  }
+  m_txQueuedFrames -= packet.size();
+
+  Ptr<FrameTrain> train = Create<FrameTrain>();
+  Time t = Simulator::Now();
+  const Time delay = m_channel ? m_channel->GetDelay() : Time(0);
+  for (offlab::Sent& s : packet) {
+    if (m_pcap) {
+      m_pcap->Write(t.GetNanoSeconds(), s.frame, TraceComment(s));
+    }
+    t += FrameTime(s.frame.size());
+    train->arrivals.push_back(t + delay);
+    train->frames.push_back(std::move(s.frame));
+  }
+  m_txFrames += train->frames.size();
+  m_trains++;
+  m_trainTrace(static_cast<uint32_t>(train->frames.size()));
+  if (m_channel) {
+    m_channel->Transmit(this, train, !m_trainMode);
+  }
+  Simulator::Schedule(t - Simulator::Now(), &OffloadNetDevice::TransmitComplete, this);
+}
+
+void OffloadNetDevice::TransmitComplete() { StartTransmit(); }
+
+void OffloadNetDevice::ReceiveTrain(Ptr<FrameTrain> train) {
+  std::vector<std::pair<offlab::Packet, offlab::RxStatus>> frames;
+  frames.reserve(train->frames.size());
+  {
+    offlab::HardwareScope hw;
+    for (const offlab::Bytes& f : train->frames) {
+      offlab::RxStatus st;
+      offlab::Packet p = offlab::NicReceive(f, m_profile, &st);
+      frames.emplace_back(std::move(p), st);
+    }
+  }
+  m_rxFrames += frames.size();
+  if (!m_gro) {
+    Deliver(std::move(frames));
+    return;
+  }
+  for (auto& f : frames) {
+    m_groPending.push_back(std::move(f));
+  }
+  if (m_trainMode) {
+    FlushGro();
+    return;
+  }
+  // A NAPI poll takes at most 64 frames and runs shortly after the first.
+  if (m_groPending.size() >= 64) {
+    m_groFlush.Cancel();
+    FlushGro();
+  } else if (!m_groFlush.IsRunning()) {
+    m_groFlush = Simulator::Schedule(MicroSeconds(3), &OffloadNetDevice::FlushGro, this);
+  }
+}
+
+void OffloadNetDevice::FlushGro() {
+  if (m_groPending.empty()) {
+    return;
+  }
+  std::vector<std::pair<offlab::Packet, offlab::RxStatus>> pending;
+  pending.swap(m_groPending);
+  const uint32_t n = static_cast<uint32_t>(pending.size());
+  offlab::PacketBatch merged = offlab::Coalesce(pending, m_groMaxBytes, &m_groStats);
+  if (m_handler) {
+    m_handler(std::move(merged), n);
+  }
+}
+
+void OffloadNetDevice::Deliver(std::vector<std::pair<offlab::Packet, offlab::RxStatus>> frames) {
+  const uint32_t n = static_cast<uint32_t>(frames.size());
+  offlab::PacketBatch batch;
+  batch.reserve(frames.size());
+  for (auto& f : frames) {
+    batch.push_back(std::move(f.first));
+  }
+  if (m_handler) {
+    m_handler(std::move(batch), n);
+  }
+}
+
+uint64_t OffloadNetDevice::GetTxFrames() const { return m_txFrames; }
+
+uint64_t OffloadNetDevice::GetRxFrames() const { return m_rxFrames; }
+
+uint64_t OffloadNetDevice::GetTrains() const { return m_trains; }
+
+uint64_t OffloadNetDevice::GetTxDrops() const { return m_txDrops; }
+
+offlab::CoalesceStats OffloadNetDevice::GetGroStats() const { return m_groStats; }
+
+Ptr<Channel> OffloadNetDevice::GetChannel() const { return m_channel; }
+
+bool OffloadNetDevice::Send(Ptr<Packet>, const Address&, uint16_t) {
+  // The device is driven by its switch (SendFrames), not by an IP stack.
+  return false;
+}
+
+void OffloadNetDevice::DoDispose() {
+  m_channel = nullptr;
+  m_handler = nullptr;
+  m_groFlush.Cancel();
+  OffloadDeviceBase::DoDispose();
+}
+
+}  // namespace ns3

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "virtio-net-device.h"
+
+#include <algorithm>
+
+#include "ns3/boolean.h"
+#include "ns3/channel.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+#include "offlab/bytes.h"
+#include "offlab/checksum.h"
+#include "offlab/headers.h"
+#include "offlab/parse.h"
+
+namespace ns3 {
+
+NS_LOG_COMPONENT_DEFINE("VirtioNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(VirtioNetDevice);
+
+namespace {
+constexpr uint16_t kEthHdr = 14;
+// The largest frame a TSO-capable virtio-net guest hands over (GSO_MAX_SIZE).
+constexpr uint16_t kTsoMtu = 65535 - kEthHdr;
+}  // namespace
+
+TypeId VirtioNetDevice::GetTypeId() {
+  static TypeId tid =
+      TypeId("ns3::VirtioNetDevice")
+          .SetParent<OffloadDeviceBase>()
+          .SetGroupName("Offload")
+          .AddConstructor<VirtioNetDevice>()
+          .AddAttribute("Tso", "VIRTIO_NET_F_HOST_TSO4/6 negotiated: the guest sends TSO frames.",
+                        BooleanValue(true), MakeBooleanAccessor(&VirtioNetDevice::m_tso),
+                        MakeBooleanChecker())
+          .AddAttribute("CsumOffload",
+                        "VIRTIO_NET_F_CSUM negotiated: TCP checksums are left partial.",
+                        BooleanValue(true), MakeBooleanAccessor(&VirtioNetDevice::m_csumOffload),
+                        MakeBooleanChecker())
+          .AddAttribute("GuestMtu", "The guest interface MTU (the overlay MTU); sets the MSS.",
+                        UintegerValue(1450), MakeUintegerAccessor(&VirtioNetDevice::m_guestMtu),
+                        MakeUintegerChecker<uint16_t>(576, 9000));
+  return tid;
+}
+
+VirtioNetDevice::VirtioNetDevice() { m_address = Mac48Address::Allocate(); }
+
+void VirtioNetDevice::SetHostHandler(HostHandler handler) { m_host = std::move(handler); }
+
+void VirtioNetDevice::SetCpu(Ptr<CpuModel> cpu) { m_cpu = cpu; }
+
+Ptr<CpuModel> VirtioNetDevice::GetCpu() const { return m_cpu; }
+
+void VirtioNetDevice::SetPeerAddress(Mac48Address peer) { m_peer = peer; }
+
+uint16_t VirtioNetDevice::GetMss() const {
+  // IPv4 (20) and TCP with the timestamp option ns-3 uses (32).
+  return m_guestMtu - 20 - 32;
+}
+
+uint16_t VirtioNetDevice::GetMtu() const { return m_tso ? kTsoMtu : m_guestMtu; }
+
+bool VirtioNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) {
+  offlab::Bytes frame(kEthHdr + packet->GetSize());
+  // The overlay joins each VM to its one peer; ns-3 hands a device without
+  // ARP the broadcast address, so the peer's MAC is the destination.
+  (void)dest;
+  m_peer.CopyTo(frame.data());
+  m_address.CopyTo(frame.data() + 6);
+  offlab::PutBe16(frame.data() + 12, protocolNumber);
+  packet->CopyData(frame.data() + kEthHdr, packet->GetSize());
+
+  offlab::RxMeta meta;
+  CpuWork w;
+  w.packets = 1;
+  w.txFrames = 1;
+  offlab::Packet p(frame);
+  offlab::Parse(p);
+  uint8_t* ip = p.l3();
+  if (ip && protocolNumber == 0x0800) {
+    // The guest always writes its IPv4 header checksum (ns-3 leaves 0).
+    const std::size_t ihl = (ip[0] & 0x0f) * 4u;
+    offlab::PutBe16(ip + offlab::hdr::kIpv4CsumOfs, 0);
+    offlab::PutBe16(ip + offlab::hdr::kIpv4CsumOfs, offlab::csum::Compute(ip, ihl));
+    w.csumBytes += ihl;
+    uint8_t* tcp = p.l4();
+    if (tcp && ip[9] == offlab::hdr::kProtoTcp) {
+      const uint16_t l4len = offlab::GetBe16(ip + 2) - static_cast<uint16_t>(ihl);
+      const uint16_t payload = l4len - static_cast<uint16_t>((tcp[12] >> 4) * 4u);
+      w.copyBytes += payload;  // copy from the sending application
+      const uint64_t pseudo = offlab::csum::PseudoIpv4(ip + 12, ip + 16, 6, l4len);
+      offlab::PutBe16(tcp + offlab::hdr::kTcpCsumOfs, 0);
+      if (m_csumOffload) {
+        // CHECKSUM_PARTIAL: the field holds the folded pseudo-header sum.
+        offlab::PutBe16(tcp + offlab::hdr::kTcpCsumOfs, offlab::csum::Fold(pseudo));
+        meta.l4 = offlab::CsumStatus::kPartial;
+      } else {
+        offlab::PutBe16(tcp + offlab::hdr::kTcpCsumOfs,
+                        offlab::csum::Finish(offlab::csum::Partial(tcp, l4len, pseudo)));
+        w.csumBytes += l4len;
+      }
+      if (m_tso && payload > GetMss()) {
+        meta.tso_segsz = GetMss();
+        // The host re-writes lengths per segment: the IPv4 checksum is
+        // one more thing to finish there.
+        meta.ip = offlab::CsumStatus::kPartial;
+      }
+    }
+  }
+  Time done;
+  if (m_cpu && !m_cpu->Submit(w, &done)) {
+    m_cpuDrops++;
+    return false;
+  }
+  m_txPackets++;
+  if (!m_host) {
+    return true;
+  }
+  const Time wait = m_cpu ? done - Simulator::Now() : Time(0);
+  Simulator::Schedule(wait, [this, f = p.bytes(), meta]() mutable { m_host(std::move(f), meta); });
+  return true;
+}
+
+void VirtioNetDevice::DeliverFromHost(const offlab::Sent& packet) {
+  offlab::Packet p(packet.frame);
+  offlab::Parse(p);
+  p.offloads = packet.offloads;
+  p.tso_segsz = packet.tso_segsz;
+  // DATA_VALID (good) or NEEDS_CSUM (partial) vouches for the TCP checksum;
+  // otherwise the guest's GRO verifies it in software first (Linux
+  // skb_gro_checksum_validate), which the guest vCPU pays for.
+  offlab::RxStatus st;
+  const offlab::CsumStatus l4 = packet.offloads.l4();
+  st.l4 = l4 == offlab::CsumStatus::kPartial ? offlab::CsumStatus::kGood : l4;
+  st.ip = offlab::CsumStatus::kGood;
+  uint8_t* ip = p.l3();
+  uint8_t* tcp = p.l4();
+  if (st.l4 != offlab::CsumStatus::kGood && ip && tcp && (ip[0] >> 4) == 4 &&
+      ip[9] == offlab::hdr::kProtoTcp) {
+    const std::size_t ihl = (ip[0] & 0x0f) * 4u;
+    const std::size_t l4len = offlab::GetBe16(ip + 2) - ihl;
+    if (l4len <= p.SizeFrom(p.l4_ofs)) {
+      const uint64_t pseudo = offlab::csum::PseudoIpv4(ip + 12, ip + 16, offlab::hdr::kProtoTcp,
+                                                       static_cast<uint16_t>(l4len));
+      const bool ok = offlab::csum::Verify(tcp, l4len, pseudo);
+      st.l4 = ok ? offlab::CsumStatus::kGood : offlab::CsumStatus::kBad;
+      p.offloads.set_l4(st.l4);
+      m_groCsumBytes += static_cast<double>(l4len);
+    }
+  }
+  m_gro.emplace_back(std::move(p), st);
+  // NAPI: the guest polls when its vCPU is free, taking what arrived since
+  // (at most 64 frames, the virtio-net weight), so batches grow with load.
+  if (m_gro.size() >= 64) {
+    m_groFlush.Cancel();
+    FlushGro();
+  } else if (!m_groFlush.IsRunning()) {
+    Time at = MicroSeconds(3);
+    if (m_cpu) at = std::max(at, m_cpu->GetBusyUntil() - Simulator::Now());
+    m_groFlush = Simulator::Schedule(at, &VirtioNetDevice::FlushGro, this);
+  }
+}
+
+void VirtioNetDevice::FlushGro() {
+  std::vector<std::pair<offlab::Packet, offlab::RxStatus>> pending;
+  pending.swap(m_gro);
+  if (pending.empty()) {
+    return;
+  }
+  const uint32_t frames = static_cast<uint32_t>(pending.size());
+  offlab::PacketBatch merged = offlab::Coalesce(pending, 65535);
+  for (std::size_t i = 0; i < merged.size(); i++) {
+    Receive(merged[i], i == 0 ? frames : 0, i == 0 ? m_groCsumBytes : 0);
+  }
+  m_groCsumBytes = 0;
+}
+
+void VirtioNetDevice::Receive(const offlab::Packet& in, uint32_t frames, double verifiedBytes) {
+  offlab::Packet p = in;
+  offlab::Parse(p);
+  CpuWork w;
+  w.packets = 1;
+  w.rxFrames = frames;
+  const uint8_t* ip = p.l3();
+  const uint8_t* tcp = p.l4();
+  if (ip && tcp && ip[9] == offlab::hdr::kProtoTcp) {
+    const std::size_t ihl = (ip[0] & 0x0f) * 4u;
+    const std::size_t l4len = offlab::GetBe16(ip + 2) - ihl;
+    w.copyBytes += l4len - (tcp[12] >> 4) * 4u;  // copy to the receiving application
+  }
+  w.csumBytes += verifiedBytes;
+  Time done;
+  if (m_cpu && !m_cpu->Submit(w, &done)) {
+    m_cpuDrops++;
+    return;
+  }
+  m_rxPackets++;
+  Ptr<Packet> pkt = Create<Packet>(p.data(), static_cast<uint32_t>(p.size()));
+  Simulator::Schedule(m_cpu ? done - Simulator::Now() : Time(0), &VirtioNetDevice::HandUp, this,
+                      pkt);
+}
+
+void VirtioNetDevice::HandUp(Ptr<Packet> frame) {
+  uint8_t eth[kEthHdr];
+  frame->CopyData(eth, kEthHdr);
+  const uint16_t proto = offlab::GetBe16(eth + 12);
+  frame->RemoveAtStart(kEthHdr);
+  if (!m_rxCallback.IsNull()) {
+    m_rxCallback(this, frame, proto, m_peer);
+  }
+}
+
+uint64_t VirtioNetDevice::GetTxPackets() const { return m_txPackets; }
+
+uint64_t VirtioNetDevice::GetRxPackets() const { return m_rxPackets; }
+
+uint64_t VirtioNetDevice::GetCpuDrops() const { return m_cpuDrops; }
+
+Ptr<Channel> VirtioNetDevice::GetChannel() const { return nullptr; }
+
+void VirtioNetDevice::DoDispose() {
+  m_host = nullptr;
+  m_cpu = nullptr;
+  m_groFlush.Cancel();
+  OffloadDeviceBase::DoDispose();
+}
+
+}  // namespace ns3

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+/**
+ * @file
+ * @ingroup offload
+ * A VM's virtio-net interface, seen from inside the guest: the guest stack
+ * (ns-3 TCP/IP) sends through it and, with TSO and checksum offload
+ * negotiated, hands the host 64 KB TSO frames whose TCP checksum is partial
+ * (the field holds the pseudo-header sum, as Linux leaves it); received
+ * packets may be GRO'd and are handed up whole. A guest vCPU (CpuModel)
+ * pays for every packet and byte on both paths.
+ */
+#pragma once
+
+#include <functional>
+
+#include "cpu-model.h"
+#include "ns3/event-id.h"
+#include "offlab/nic.h"
+#include "offlab/packet.h"
+#include "offlab/pipeline.h"
+#include "offload-device-base.h"
+
+namespace ns3 {
+
+class VirtioNetDevice : public OffloadDeviceBase {
+ public:
+  static TypeId GetTypeId();
+  VirtioNetDevice();
+
+  /** A frame the guest sends, with the metadata of its virtio-net header. */
+  using HostHandler = std::function<void(offlab::Bytes frame, offlab::RxMeta meta)>;
+  void SetHostHandler(HostHandler handler);
+  void SetCpu(Ptr<CpuModel> cpu);
+  Ptr<CpuModel> GetCpu() const;
+  /** The MAC the guest sends to (the peer VM: the overlay is one L2 segment). */
+  void SetPeerAddress(Mac48Address peer);
+  /** TCP payload bytes per segment the guest's TSO asks for. */
+  uint16_t GetMss() const;
+
+  /**
+   * The host delivers one packet (a GRO'd one, a TSO packet whole, or a
+   * segment). The guest coalesces back-to-back validated segments (virtio
+   * GRO in the guest kernel) before its stack sees them.
+   */
+  void DeliverFromHost(const offlab::Sent& packet);
+
+  uint64_t GetTxPackets() const;
+  uint64_t GetRxPackets() const;
+  uint64_t GetCpuDrops() const;
+
+  // NetDevice
+  Ptr<Channel> GetChannel() const override;
+  bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+  uint16_t GetMtu() const override;
+
+ protected:
+  void DoDispose() override;
+
+ private:
+  void HandUp(Ptr<Packet> frame);
+  void FlushGro();
+  void Receive(const offlab::Packet& p, uint32_t frames, double verifiedBytes);
+
+  HostHandler m_host;
+  Ptr<CpuModel> m_cpu;
+  Mac48Address m_peer;
+  bool m_tso;
+  bool m_csumOffload;
+  uint16_t m_guestMtu;
+  uint64_t m_txPackets = 0, m_rxPackets = 0, m_cpuDrops = 0;
+  std::vector<std::pair<offlab::Packet, offlab::RxStatus>> m_gro;
+  EventId m_groFlush;
+  double m_groCsumBytes = 0;
+};
+
+}  // namespace ns3

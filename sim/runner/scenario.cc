@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "scenario.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "ns3/simulator.h"
+#include "offlab/error.h"
+
+namespace offlab::sim {
+
+namespace {
+
+class Reader {
+ public:
+  Reader(YAML::Node node, std::string where) : m_node(std::move(node)), m_where(std::move(where)) {
+    if (!m_node.IsMap()) {
+      Fail("expected a mapping");
+    }
+  }
+
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw offlab::Error(m_where + ": " + what);
+  }
+
+  template <typename T>
+  T Get(const std::string& key, T fallback, bool required = false) {
+    m_seen.insert(key);
+    YAML::Node v = m_node[key];
+    if (!v) {
+      if (required) {
+        Fail("missing field '" + key + "'");
+      }
+      return fallback;
+    }
+    try {
+      return v.as<T>();
+    } catch (const YAML::Exception&) {
+      Fail("field '" + key + "' has the wrong type");
+    }
+  }
+
+  double Number(const std::string& key, double fallback, double lo, double hi,
+                bool required = false) {
+    const double v = Get<double>(key, fallback, required);
+    if (!std::isfinite(v) || v < lo || v > hi) {
+      std::ostringstream os;
+      os << "field '" << key << "' = " << v << " is outside [" << lo << ", " << hi << "]";
+      Fail(os.str());
+    }
+    return v;
+  }
+
+  Reader Child(const std::string& key) {
+    m_seen.insert(key);
+    YAML::Node v = m_node[key];
+    return Reader(v ? v : YAML::Node(YAML::NodeType::Map), m_where + ": " + key);
+  }
+
+  void RejectUnknown() const {
+    for (const auto& kv : m_node) {
+      const std::string k = kv.first.as<std::string>();
+      if (!m_seen.count(k)) {
+        Fail("unknown field '" + k + "'");
+      }
+    }
+  }
+
+ private:
+  YAML::Node m_node;
+  std::string m_where;
+  std::set<std::string> m_seen;
+};
+
+ns3::CoreCosts ReadCore(Reader r) {
+  ns3::CoreCosts c;
+  c.clockHz = r.Number("clock_hz", 0, 1e8, 1e10, true);
+  c.perPacket = r.Number("cycles_per_packet", 0, 0, 1e7, true);
+  c.perRxFrame = r.Number("cycles_per_rx_frame", 0, 0, 1e7, true);
+  c.perTxFrame = r.Number("cycles_per_tx_frame", 0, 0, 1e7, true);
+  c.perSegment = r.Number("cycles_per_segment", 0, 0, 1e7, true);
+  c.perCsumByte = r.Number("cycles_per_csum_byte", 0, 0, 1e3, true);
+  c.perCopyByte = r.Number("cycles_per_copy_byte", 0, 0, 1e3, true);
+  r.Get<std::string>("source", "");
+  r.RejectUnknown();
+  return c;
+}
+
+YAML::Node LoadYaml(const std::string& text, const std::string& where) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw offlab::Error(where + ": not valid YAML (" + e.msg + ")");
+  }
+}
+
+std::string ReadFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    throw offlab::Error(path + ": cannot read the file");
+  }
+  std::string s;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    s.append(buf, n);
+  }
+  std::fclose(f);
+  return s;
+}
+
+std::string Quote(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", c);
+      o += b;
+    } else {
+      o += c;
+    }
+  }
+  return o + "\"";
+}
+
+std::string Num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+std::string List(const std::vector<double>& v, double scale) {
+  std::string o = "[";
+  for (std::size_t i = 0; i < v.size(); i++) {
+    o += (i ? ", " : "") + Num(v[i] * scale);
+  }
+  return o + "]";
+}
+
+}  // namespace
+
+Scenario ParseScenario(const std::string& yaml, const std::string& where) {
+  Reader r(LoadYaml(yaml, where), where);
+  Scenario s;
+  ns3::TunnelScenario& t = s.topology;
+  s.name = r.Get<std::string>("name", "", true);
+  s.description = r.Get<std::string>("description", "");
+  t.nic = r.Get<std::string>("nic", "", true);
+  t.tunnel = r.Get<std::string>("tunnel", "vxlan");
+  const std::string underlay = r.Get<std::string>("underlay", "ipv4");
+  if (underlay != "ipv4" && underlay != "ipv6") {
+    r.Fail("underlay must be ipv4 or ipv6, not '" + underlay + "'");
+  }
+  t.ipv6Underlay = underlay == "ipv6";
+  t.outerCsum = r.Get<bool>("outer_udp_csum", false);
+  t.gro = r.Get<bool>("gro", false);
+  t.linkGbps = r.Number("link_gbps", 0, 0, 1000);
+  t.delayUs = r.Number("delay_us", 5, 0, 1e6);
+  s.durationS = r.Number("duration_s", 1.0, 0.01, 3600);
+  s.warmupS = r.Number("warmup_s", 0.3, 0, 3600);
+  if (s.warmupS >= s.durationS) {
+    r.Fail("warmup_s must be shorter than duration_s");
+  }
+  const std::string mode = r.Get<std::string>("mode", "train");
+  if (mode != "train" && mode != "per-frame") {
+    r.Fail("mode must be train or per-frame, not '" + mode + "'");
+  }
+  t.trainMode = mode == "train";
+  Reader ovs = r.Child("ovs");
+  t.udpTunnelCsum = ovs.Get<bool>("udp_tunnel_csum", true);
+  t.partialGso = ovs.Get<bool>("partial_gso", true);
+  t.pmdThreads = static_cast<uint32_t>(ovs.Number("pmd_threads", 1, 1, 64));
+  ovs.RejectUnknown();
+  Reader guest = r.Child("guest");
+  t.guestTso = guest.Get<bool>("tso", true);
+  t.guestCsum = guest.Get<bool>("csum_offload", true);
+  t.vms = static_cast<uint32_t>(guest.Number("vms", 1, 1, 64));
+  guest.RejectUnknown();
+  r.RejectUnknown();
+  try {
+    ns3::VmTunnelHelper check(t);  // unknown NIC or tunnel type
+  } catch (const offlab::Error& e) {
+    r.Fail(e.what());
+  }
+  return s;
+}
+
+Scenario LoadScenario(const std::string& path) { return ParseScenario(ReadFile(path), path); }
+
+ns3::CostModel LoadCostModel(const std::string& path) {
+  Reader r(LoadYaml(ReadFile(path), path), path);
+  ns3::CostModel c;
+  c.pmd = ReadCore(r.Child("pmd"));
+  c.guest = ReadCore(r.Child("guest"));
+  r.Get<std::string>("source", "");
+  r.Get<std::string>("calibration", "");
+  r.RejectUnknown();
+  return c;
+}
+
+Result RunScenario(const Scenario& s, const RunOptions& o) {
+  using namespace ns3;
+  const auto wall0 = std::chrono::steady_clock::now();
+  TunnelScenario t = s.topology;
+  if (o.trainMode >= 0) {
+    t.trainMode = o.trainMode == 1;
+  }
+  const double duration = o.durationS > 0 ? o.durationS : s.durationS;
+  const double warmup = std::min(s.warmupS, duration / 2);
+  VmTunnelHelper topo(t);
+  topo.Install(Seconds(0), Seconds(duration));
+  Result r;
+  r.name = s.name;
+  if (!o.pcapDir.empty()) {
+    for (uint32_t h = 0; h < 2; h++) {
+      const std::string p = o.pcapDir + "/host" + std::to_string(h) + "-nic.pcapng";
+      topo.GetNic(h)->EnablePcap(p);
+      r.pcaps.push_back(p);
+    }
+  }
+  Simulator::Schedule(Seconds(warmup), &VmTunnelHelper::ResetStats, &topo);
+  if (o.progress) {
+    for (int i = 1; i <= 20; i++) {
+      const double f = i / 20.0;
+      Simulator::Schedule(Seconds(duration * f), [&o, f]() { o.progress(f); });
+    }
+  }
+  Simulator::Stop(Seconds(duration));
+  Simulator::Run();
+  r.goodputGbps = topo.GetGoodput() / 1e9;
+  r.simSeconds = duration;
+  for (uint32_t h = 0; h < 2; h++) {
+    r.hosts.push_back(topo.GetHostStats(h));
+  }
+  r.events = topo.GetEvents();
+  for (uint32_t h = 0; h < 2 && !o.pcapDir.empty(); h++) {
+    topo.GetNic(h)->ClosePcap();
+  }
+  Simulator::Destroy();
+  r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+std::string ToJson(const Result& r, const Scenario& s) {
+  struct {
+    const ns3::TunnelScenario& t;
+  } v{s.topology};
+  std::ostringstream o;
+  o << "{\n  \"scenario\": " << Quote(r.name) << ",\n  \"description\": " << Quote(s.description)
+    << ",\n  \"nic\": " << Quote(v.t.nic) << ",\n  \"tunnel\": " << Quote(v.t.tunnel)
+    << ",\n  \"underlay\": " << Quote(v.t.ipv6Underlay ? "ipv6" : "ipv4")
+    << ",\n  \"outer_udp_csum\": " << (v.t.outerCsum ? "true" : "false")
+    << ",\n  \"goodput_gbps\": " << Num(r.goodputGbps)
+    << ",\n  \"sim_seconds\": " << Num(r.simSeconds)
+    << ",\n  \"wall_seconds\": " << Num(r.wallSeconds) << ",\n  \"hosts\": [";
+  for (std::size_t h = 0; h < r.hosts.size(); h++) {
+    const ns3::HostStats& st = r.hosts[h];
+    o << (h ? "," : "") << "\n    {\"name\": \"host" << h
+      << "\", \"pmd_cpu_pct\": " << List(st.pmdUtilisation, 100)
+      << ", \"guest_cpu_pct\": " << List(st.guestUtilisation, 100)
+      << ", \"nic\": {\"tx_frames\": " << st.txFrames << ", \"rx_frames\": " << st.rxFrames
+      << ", \"trains\": " << st.trains << ", \"tx_drops\": " << st.txDrops
+      << ", \"gro_in\": " << st.groIn << ", \"gro_out\": " << st.groOut
+      << ", \"gro_not_validated\": " << st.groNotValidated << "}, \"pmd_drops\": " << st.pmdDrops
+      << ", \"counters\": {";
+    bool first = true;
+    for (const auto& [k, val] : st.counters) {
+      o << (first ? "" : ", ") << Quote(k) << ": " << val;
+      first = false;
+    }
+    o << "}}";
+  }
+  o << "\n  ],\n  \"events\": [";
+  for (std::size_t i = 0; i < r.events.size(); i++) {
+    o << (i ? ", " : "") << Quote(r.events[i]);
+  }
+  o << "],\n  \"pcaps\": [";
+  for (std::size_t i = 0; i < r.pcaps.size(); i++) {
+    o << (i ? ", " : "") << Quote(r.pcaps[i]);
+  }
+  o << "]\n}\n";
+  return o.str();
+}
+
+}  // namespace offlab::sim
