@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -85,6 +86,25 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _cmd_sim(args: argparse.Namespace) -> int:
+    from . import sim
+
+    if args.list:
+        for name in sim.builtin_scenarios():
+            print(name)
+        return 0
+    bar = None if args.quiet else sim.progress_bar(args.scenario)
+    out = args.out or os.path.join("offlab-out", "sim", os.path.basename(args.scenario))
+    r = sim.run(
+        args.scenario, out, pcap=args.pcap, duration=args.duration, mode=args.mode, progress=bar
+    )
+    print(sim.format_table(r))
+    print(f"results: {os.path.join(out, 'results.json')}")
+    for p in r["pcaps"]:
+        print(f"pcap: {p}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="offlab", description="Checksum-offload semantics of an OVS-like datapath."
@@ -108,6 +128,15 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:
         pass
     v.set_defaults(func=_cmd_verify)
+    sm = sub.add_parser("sim", help="simulate a scenario (built-in name or .yaml file)")
+    sm.add_argument("scenario", nargs="?", default="default")
+    sm.add_argument("--out", help="output folder (default offlab-out/sim/SCENARIO)")
+    sm.add_argument("--pcap", action="store_true", help="write the NICs' frames as pcapng")
+    sm.add_argument("--duration", type=float, help="simulated seconds (overrides the file)")
+    sm.add_argument("--mode", choices=["train", "per-frame"], help="event granularity")
+    sm.add_argument("--list", action="store_true", help="list the built-in scenarios")
+    sm.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    sm.set_defaults(func=_cmd_sim)
     f = sub.add_parser("faults", help="list the seeded historical OVS bugs")
     f.set_defaults(func=_cmd_faults)
     return p

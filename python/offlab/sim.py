@@ -1,0 +1,140 @@
+"""Runs simulator scenarios (the ns-3 `offload` module's `offlab-sim` runner)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ._core import OfflabError
+
+_PKG = Path(__file__).resolve().parent
+_REPO = _PKG.parents[1]
+
+
+def _first(*candidates: Path) -> Path | None:
+    return next((c for c in candidates if c.exists()), None)
+
+
+def runner_path() -> Path:
+    """The installed runner, or the one in a source tree's build/."""
+    found = _first(_PKG / "bin" / "offlab-sim", _REPO / "build" / "bin" / "offlab-sim")
+    if found is None:
+        raise OfflabError("offlab-sim is not built (it needs ns-3: run ./scripts/setup.sh)")
+    return found
+
+
+def data_dir() -> Path:
+    found = _first(_PKG / "data", _REPO / "sim")
+    if found is None or not (found / "scenarios").is_dir():
+        raise OfflabError("the simulator's scenario library is missing")
+    return found
+
+
+def cost_model_path() -> Path:
+    d = data_dir()
+    return _first(d / "cost-model.yaml", d / "data" / "cost-model.yaml") or d / "cost-model.yaml"
+
+
+def builtin_scenarios() -> list[str]:
+    return sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
+
+
+def resolve_scenario(name: str) -> Path:
+    """A file path, or the name of a built-in scenario."""
+    if name.endswith((".yaml", ".yml")) or os.sep in name:
+        p = Path(name)
+        if not p.is_file():
+            raise OfflabError(f"{name}: no such scenario file")
+        return p
+    p = data_dir() / "scenarios" / f"{name}.yaml"
+    if not p.is_file():
+        known = ", ".join(builtin_scenarios())
+        raise OfflabError(f"unknown scenario '{name}' (built-in: {known})")
+    return p
+
+
+def run(
+    scenario: str | Path,
+    out_dir: str | Path | None = None,
+    *,
+    pcap: bool = False,
+    duration: float | None = None,
+    mode: str | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> dict[str, Any]:
+    """Runs one scenario; returns its results (also written to out_dir/results.json)."""
+    path = resolve_scenario(str(scenario))
+    tmp = None
+    if out_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="offlab-sim-")
+        out_dir = tmp.name
+    cmd = [str(runner_path()), str(path), "--cost", str(cost_model_path()), "--out", str(out_dir)]
+    cmd += ["--progress"]
+    if pcap:
+        cmd.append("--pcap")
+    if duration is not None:
+        cmd += ["--duration", str(duration)]
+    if mode is not None:
+        cmd += ["--mode", mode]
+    try:
+        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        errors = []
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.startswith("progress "):
+                if progress:
+                    progress(float(line.split()[1]))
+            else:
+                errors.append(line.strip())
+        if proc.wait() != 0:
+            msg = next((e for e in errors if "error:" in e), "; ".join(errors) or "failed")
+            raise OfflabError(msg.replace("offlab-sim: error: ", ""))
+        with open(Path(out_dir) / "results.json") as f:
+            return json.load(f)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def progress_bar(label: str) -> Callable[[float], None]:
+    """A one-line text progress bar on stderr."""
+
+    def show(f: float) -> None:
+        n = int(f * 30)
+        sys.stderr.write(f"\r{label} [{'#' * n}{'.' * (30 - n)}] {f * 100:3.0f}%")
+        if f >= 1:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def format_table(r: dict[str, Any]) -> str:
+    """The results of one run as a small text report."""
+    lines = [
+        f"scenario {r['scenario']}: {r['description']}",
+        f"  nic {r['nic']}, tunnel {r['tunnel']} over {r['underlay']}, "
+        f"outer UDP csum {'on' if r['outer_udp_csum'] else 'off'}",
+        f"  goodput {r['goodput_gbps']:.2f} Gbit/s "
+        f"({r['sim_seconds']:g} simulated s in {r['wall_seconds']:.1f} s)",
+        f"  {'host':<7}{'PMD CPU %':>16}{'guest CPU %':>16}{'tx frames':>12}{'rx frames':>12}",
+    ]
+    for h in r["hosts"]:
+        pmd = "/".join(f"{v:.0f}" for v in h["pmd_cpu_pct"])
+        guest = "/".join(f"{v:.0f}" for v in h["guest_cpu_pct"])
+        nic = h["nic"]
+        lines.append(
+            f"  {h['name']:<7}{pmd:>16}{guest:>16}{nic['tx_frames']:>12}{nic['rx_frames']:>12}"
+        )
+    for h in r["hosts"]:
+        counters = ", ".join(f"{k} {v}" for k, v in sorted(h["counters"].items()))
+        lines.append(f"  {h['name']} coverage: {counters or '-'}")
+    for e in r["events"][:5]:
+        lines.append(f"  event: {e}")
+    return "\n".join(lines)

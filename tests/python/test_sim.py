@@ -1,0 +1,140 @@
+"""The simulator through `offlab sim`: the default scenario, the scenario
+library's directions, pcaps checked by tshark against the core's statuses,
+and bad scenario files. Expected directions come from how the hardware and
+OVS work (what each option removes from the CPU), not from earlier output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from offlab import Csum, CsumStatus, Level, Offloads, sim
+from offlab.cli import main
+
+SHORT = 0.12  # simulated seconds: enough for TCP to leave slow start at these rates
+
+
+def run(name: str, **kw: object) -> dict:
+    return sim.run(name, duration=kw.pop("duration", SHORT), **kw)  # type: ignore[arg-type]
+
+
+def test_default_scenario_from_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["sim", "default", "--out", str(tmp_path), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "goodput" in out and "coverage" in out
+    r = json.loads((tmp_path / "results.json").read_text())
+    assert r["scenario"] == "default"
+    assert r["goodput_gbps"] > 1
+    assert r["wall_seconds"] < 10
+    assert {h["name"] for h in r["hosts"]} == {"host0", "host1"}
+
+
+def test_every_library_scenario_runs() -> None:
+    names = sim.builtin_scenarios()
+    assert len(names) >= 10
+    for name in names:
+        r = run(name, duration=0.05)
+        assert r["goodput_gbps"] > 0.5, name
+        assert not r["events"], (name, r["events"])
+
+
+def pmd_cycles_per_bit(r: dict) -> float:
+    return r["hosts"][0]["pmd_cpu_pct"][0] / r["goodput_gbps"]
+
+
+def test_each_ovs_step_takes_work_off_the_sender_pmd() -> None:
+    # Payload-independent outer checksum: no pass over the bytes; partial GSO:
+    # the NIC segments instead of the CPU. Each step lowers PMD cost per bit.
+    before = pmd_cycles_per_bit(run("cx6dx-geneve-csum-before"))
+    optimised = pmd_cycles_per_bit(run("cx6dx-geneve-csum-optimised"))
+    hw_tso = pmd_cycles_per_bit(run("cx6dx-geneve-csum-hw-tso"))
+    assert before > optimised > hw_tso
+
+
+def test_vxlan_without_udp_csum_loses_gro_on_a_nic_without_inner_validation() -> None:
+    with_csum = run("ixgbe-vxlan-gro-csum")
+    without = run("ixgbe-vxlan-gro-nocsum")
+    rx_with, rx_without = with_csum["hosts"][1]["nic"], without["hosts"][1]["nic"]
+    assert rx_with["gro_not_validated"] == 0
+    assert rx_with["gro_out"] < rx_with["gro_in"] / 4  # coalesced
+    assert rx_without["gro_not_validated"] > 0
+    assert rx_without["gro_out"] == rx_without["gro_in"]  # nothing merged
+    # More packets reach the receiver's datapath: more PMD cycles per bit.
+    per_bit = lambda r: r["hosts"][1]["pmd_cpu_pct"][0] / r["goodput_gbps"]  # noqa: E731
+    assert per_bit(without) > per_bit(with_csum)
+
+
+TSHARK_FIELDS = [
+    "frame.comment",
+    "ip.checksum.status",
+    "udp.checksum.status",
+    "tcp.checksum.status",
+]
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing")
+@pytest.mark.parametrize("scenario", ["default", "x710-vxlan-csum", "vxlan-ipv6-underlay"])
+def test_pcap_checksum_marks_match_the_core_statuses(tmp_path: Path, scenario: str) -> None:
+    r = run(scenario, out_dir=tmp_path, pcap=True, duration=0.01)
+    cmd = ["tshark", "-n", "-o", "ip.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE"]
+    cmd += ["-o", "tcp.check_checksum:TRUE", "-T", "fields", "-E", "separator=|"]
+    for f in TSHARK_FIELDS:
+        cmd += ["-e", f]
+    checked = 0
+    for pcap in r["pcaps"]:
+        out = subprocess.run([*cmd, "-r", pcap], capture_output=True, text=True, check=True)
+        for line in out.stdout.splitlines():
+            comment, ip, udp, tcp = line.split("|")
+            meta = json.loads(comment.removeprefix("offlab "))
+            o = Offloads(meta["offloads"])
+            tunnelled = udp != "" or o.tunnel() != o.tunnel().__class__.NONE
+            # tshark: 0 bad, 1 good, 2 not checked/present.
+            marks = {
+                (Level.OUTER, Csum.IP): ip.split(",")[0],
+                (Level.INNER if tunnelled else Level.OUTER, Csum.L4): tcp,
+            }
+            if len(ip.split(",")) > 1:
+                marks[(Level.INNER, Csum.IP)] = ip.split(",")[1]
+            if udp:
+                marks[(Level.OUTER, Csum.L4)] = udp
+            for (level, csum), mark in marks.items():
+                status = o.status(level, csum)
+                if mark in ("", "2") or status == CsumStatus.UNKNOWN:
+                    continue
+                expected = "0" if status == CsumStatus.BAD else "1"
+                assert mark == expected, (pcap, meta, level, csum, mark)
+                checked += 1
+    assert checked > 100
+
+
+BAD = {
+    "unknown NIC": ("name: x\nnic: nosuchnic\n", "nosuchnic"),
+    "missing field": ("name: x\ntunnel: vxlan\n", "missing field 'nic'"),
+    "impossible rate": ("name: x\nnic: x710\nlink_gbps: -5\n", "link_gbps"),
+    "unknown field": ("name: x\nnic: x710\nspeed: 3\n", "unknown field 'speed'"),
+    "not yaml": ("name: [x\n", "not valid YAML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_scenario_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture, case: str
+) -> None:
+    text, needle = BAD[case]
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    out = tmp_path / "out"
+    assert main(["sim", str(f), "--out", str(out), "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0], err
+    assert not (out / "results.json").exists()
+    assert not list(out.glob("*.pcapng")) if out.exists() else True
+
+
+def test_unknown_builtin_scenario(capsys: pytest.CaptureFixture) -> None:
+    assert main(["sim", "nosuch", "-q"]) == 2
+    assert "unknown scenario 'nosuch'" in capsys.readouterr().err
