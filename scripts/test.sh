@@ -26,7 +26,7 @@ run "clang-format" clang-format --dry-run --Werror "${cxx[@]}"
 
 step "Fuzzing parse + pipeline (${FUZZ_SECONDS}s, ASan+UBSan)"
 if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFFLAB_SANITIZE=ON \
-     -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_WERROR=ON >/dev/null \
+     -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_BUILD_SIM=OFF -DOFFLAB_WERROR=ON >/dev/null \
    && cmake --build build-fuzz >/dev/null; then
   for target in build-fuzz/fuzz/*_fuzz; do
     name=$(basename "$target")
