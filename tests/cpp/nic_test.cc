@@ -26,25 +26,14 @@ using testing::Hex;
 using testing::kFrameG;
 using testing::kFrameR2;
 using testing::Parsed;
+using testing::Push;
 using testing::R3Outer;
 using testing::R3Tunnel;
 using testing::Sub;
+using testing::With;
 
 constexpr CsumStatus kGood = CsumStatus::kGood;
 constexpr CsumStatus kPartial = CsumStatus::kPartial;
-
-Packet With(const std::string& hex, CsumStatus ip, CsumStatus l4) {
-  Packet p = Parsed(hex);
-  p.offloads.set_ip(ip);
-  p.offloads.set_l4(l4);
-  return p;
-}
-
-Packet Push(Packet p, const TunnelConfig& t) {
-  PacketBatch b{std::move(p)};
-  PushHeader(b, t);
-  return b.at(0);
-}
 
 NicTx Nic(uint32_t caps, uint32_t disabled = 0) {
   NicTx n;

@@ -22,6 +22,7 @@ using testing::H;
 using testing::Hex;
 using testing::Parsed;
 using testing::Sub;
+using testing::With;
 
 // Reference §3 block G: 192.168.123.2 > .1, TCP 54392 > 5201 ACK, TTL 0.
 const std::string kG =
@@ -40,13 +41,6 @@ constexpr CsumStatus kPartial = CsumStatus::kPartial;
 constexpr uint32_t kIpGood = 0x80, kIpBad = 0x10, kIpPartial = 0x90;
 constexpr uint32_t kL4Good = 0x100, kL4Bad = 0x08, kL4Partial = 0x108;
 constexpr uint32_t kTcp = 0x200, kUdp = 0x400, kSctp = 0x600;
-
-Packet With(const std::string& hex, CsumStatus ip, CsumStatus l4) {
-  Packet p = Parsed(hex);
-  p.offloads.set_ip(ip);
-  p.offloads.set_l4(l4);
-  return p;
-}
 
 std::array<uint8_t, 4> V4(uint8_t a, uint8_t b, uint8_t c, uint8_t d) { return {a, b, c, d}; }
 

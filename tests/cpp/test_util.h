@@ -32,6 +32,21 @@ inline Packet Parsed(const std::string& hex) {
 
 inline std::string Hex(const Packet& p) { return ToHex(p.bytes()); }
 
+// A parsed frame with the given outer IP and L4 statuses.
+inline Packet With(const std::string& hex, CsumStatus ip, CsumStatus l4) {
+  Packet p = Parsed(hex);
+  p.offloads.set_ip(ip);
+  p.offloads.set_l4(l4);
+  return p;
+}
+
+// One packet encapsulated by PushHeader.
+inline Packet Push(Packet p, const TunnelConfig& t) {
+  PacketBatch b{std::move(p)};
+  PushHeader(b, t);
+  return b.at(0);
+}
+
 // Replaces the first occurrence of `from` at or after `pos` (hex offsets).
 inline std::string Sub(std::string s, const std::string& from, const std::string& to,
                        size_t pos = 0) {
