@@ -27,10 +27,6 @@ struct RunOptions {
   std::function<void(double)> progress;  //!< fraction of simulated time done
 };
 
-struct HostResult {
-  ns3::HostStats stats;
-};
-
 struct Result {
   std::string name;
   double goodputGbps = 0;
