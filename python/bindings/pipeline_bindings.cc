@@ -164,7 +164,9 @@ void BindPipeline(py::module_& m) {
   m.def("set_l4_ports", &SetL4Ports, py::arg("packet"), py::arg("src") = py::none(),
         py::arg("dst") = py::none(), "TCP/UDP/SCTP port writes under rule M.");
   m.def("send_prepare", &SendPrepare, py::arg("packet"), py::arg("caps"),
-        "dp_packet_ol_send_prepare for a capability set.");
+        py::arg("udp_tunnel_csum") = true,
+        "dp_packet_ol_send_prepare for a capability set (udp_tunnel_csum=False: OVS before "
+        "the payload-independent outer UDP checksum).");
   m.def("udp_tunnel_csum", &UdpTunnelCsum, py::arg("packet"),
         "The payload-independent outer UDP checksum; False if not applicable.");
   m.def(

@@ -761,9 +761,9 @@ def push_header(batch: collections.abc.Sequence[Packet], tunnel: TunnelConfig) -
     """
     netdev_push_header; returns (batch, counters).
     """
-def send_prepare(packet: Packet, caps: typing.SupportsInt | typing.SupportsIndex) -> None:
+def send_prepare(packet: Packet, caps: typing.SupportsInt | typing.SupportsIndex, udp_tunnel_csum: bool = True) -> None:
     """
-    dp_packet_ol_send_prepare for a capability set.
+    dp_packet_ol_send_prepare for a capability set (udp_tunnel_csum=False: OVS before the payload-independent outer UDP checksum).
     """
 def set_ipv4(packet: Packet, src: str | None = None, dst: str | None = None, tos: typing.SupportsInt | typing.SupportsIndex | None = None, ttl: typing.SupportsInt | typing.SupportsIndex | None = None) -> bool:
     """
