@@ -99,11 +99,15 @@ void BindPipeline(py::module_& m) {
         for (Fault f : AllFaults()) names.push_back(FaultName(f));
         return names;
       },
-      "Names of the seeded historical OVS bugs.");
+      "Names of the seeded historical bugs (OVS, and one DPDK driver bug).");
   m.def(
       "fault_commit",
       [](const std::string& n) { return std::string(FaultCommit(FaultFromName(n))); },
-      "The OVS commit that fixed the named bug.");
+      "The commit that fixed the named bug (in the project fault_project names).");
+  m.def(
+      "fault_project",
+      [](const std::string& n) { return std::string(FaultProject(FaultFromName(n))); },
+      "The project whose commit fixed the named bug: 'OVS' or 'DPDK'.");
   m.def("enable_fault", [](const std::string& n) { Faults::Enable(FaultFromName(n)); });
   m.def("disable_fault", [](const std::string& n) { Faults::Disable(FaultFromName(n)); });
   m.def("clear_faults", &Faults::Clear);

@@ -75,7 +75,7 @@ def _cmd_dissect(args: argparse.Namespace) -> int:
 
 def _cmd_faults(args: argparse.Namespace) -> int:
     for name in _core.fault_names():
-        print(f"{name:<36} OVS {_core.fault_commit(name)}")
+        print(f"{name:<36} {_core.fault_project(name):<4} {_core.fault_commit(name)}")
     return 0
 
 
@@ -108,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:
         pass
     v.set_defaults(func=_cmd_verify)
-    f = sub.add_parser("faults", help="list the seeded historical OVS bugs")
+    f = sub.add_parser("faults", help="list the seeded historical bugs (OVS, DPDK)")
     f.set_defaults(func=_cmd_faults)
     return p
 
