@@ -9,6 +9,7 @@ struct FaultInfo {
   Fault fault;
   const char* name;
   const char* commit;
+  const char* project = "OVS";
 };
 constexpr FaultInfo kFaults[kNumFaults] = {
     {Fault::kRecircResetsInnerOffsets, "recirc-resets-inner-offsets", "c6538b443984"},
@@ -19,11 +20,14 @@ constexpr FaultInfo kFaults[kNumFaults] = {
     {Fault::kCtSkipsUnknownIpCheck, "ct-skips-unknown-ip-check", "4b00509ea"},
     {Fault::kIpfChecksNonFragments, "ipf-checks-non-fragments", "8a7f1292d"},
     {Fault::kComposeBadCsumNoStatus, "compose-bad-csum-no-status", "d49994634"},
+    // DPDK Bugzilla 1406, fixed in DPDK by seeding in rte_net_intel_cksum_flags_prepare.
+    {Fault::kIntelOuterUdpUnseeded, "intel-outer-udp-unseeded", "f876dbef0809", "DPDK"},
 };
 }  // namespace
 
 const char* FaultName(Fault f) { return kFaults[static_cast<int>(f)].name; }
 const char* FaultCommit(Fault f) { return kFaults[static_cast<int>(f)].commit; }
+const char* FaultProject(Fault f) { return kFaults[static_cast<int>(f)].project; }
 
 Fault FaultFromName(const std::string& name) {
   std::string known;

@@ -7,6 +7,7 @@
 #include "offlab/caps.h"
 #include "offlab/checksum.h"
 #include "offlab/complete.h"
+#include "offlab/faults.h"
 #include "offlab/gso.h"
 #include "offlab/headers.h"
 #include "offlab/parse.h"
@@ -34,11 +35,23 @@ bool IsIpv4At(const Packet& p, uint16_t l3) {
   return l3 != kNoOffset && p.SizeFrom(l3) >= 1 && (p.data()[l3] >> 4) == 4;
 }
 
-// Intel-style outer UDP: the hardware adds the segment to whatever the field
-// holds, expecting the driver to have seeded the pseudo-header sum there.
+// Intel-style outer UDP (DPDK Bugzilla 1406): the hardware adds the UDP
+// segment to whatever the checksum field holds, expecting the pseudo-header
+// sum there. Since DPDK f876dbef0809 the driver's tx_prepare
+// (rte_net_intel_cksum_flags_prepare, reached through rte_eth_tx_prepare)
+// seeds the field with the non-complemented outer pseudo-header sum; with TSO
+// it omits the length, which the hardware adds per segment. Seeding each frame
+// after segmentation with its own length is the same sum. With the
+// intel-outer-udp-unseeded fault (DPDK before that commit) the field keeps
+// what the datapath left there, e.g. OVS's 0xffff placeholder.
 void SeededOuterUdp(Packet& f) {
   uint8_t* udp = f.data() + f.l4_ofs;
   size_t len = L4Length(f, f.l3_ofs, f.l4_ofs);
+  if (len < hdr::kUdpLen) return;
+  if (!Faults::On(Fault::kIntelOuterUdpUnseeded)) {
+    uint64_t pseudo = PseudoHeaderSum(f, f.l3_ofs, hdr::kProtoUdp, static_cast<uint32_t>(len));
+    PutBe16(udp + hdr::kUdpCsumOfs, csum::Fold(pseudo));
+  }
   uint16_t c = csum::Finish(csum::Partial(udp, len));
   PutBe16(udp + hdr::kUdpCsumOfs, c ? c : 0xffff);
 }

@@ -99,11 +99,15 @@ void BindPipeline(py::module_& m) {
         for (Fault f : AllFaults()) names.push_back(FaultName(f));
         return names;
       },
-      "Names of the seeded historical OVS bugs.");
+      "Names of the seeded historical bugs (OVS, and one DPDK driver bug).");
   m.def(
       "fault_commit",
       [](const std::string& n) { return std::string(FaultCommit(FaultFromName(n))); },
-      "The OVS commit that fixed the named bug.");
+      "The commit that fixed the named bug (in the project fault_project names).");
+  m.def(
+      "fault_project",
+      [](const std::string& n) { return std::string(FaultProject(FaultFromName(n))); },
+      "The project whose commit fixed the named bug: 'OVS' or 'DPDK'.");
   m.def("enable_fault", [](const std::string& n) { Faults::Enable(FaultFromName(n)); });
   m.def("disable_fault", [](const std::string& n) { Faults::Disable(FaultFromName(n)); });
   m.def("clear_faults", &Faults::Clear);
@@ -164,7 +168,9 @@ void BindPipeline(py::module_& m) {
   m.def("set_l4_ports", &SetL4Ports, py::arg("packet"), py::arg("src") = py::none(),
         py::arg("dst") = py::none(), "TCP/UDP/SCTP port writes under rule M.");
   m.def("send_prepare", &SendPrepare, py::arg("packet"), py::arg("caps"),
-        py::arg("udp_tunnel_csum") = true, "dp_packet_ol_send_prepare for a capability set.");
+        py::arg("udp_tunnel_csum") = true,
+        "dp_packet_ol_send_prepare for a capability set (udp_tunnel_csum=False: OVS before "
+        "the payload-independent outer UDP checksum).");
   m.def("udp_tunnel_csum", &UdpTunnelCsum, py::arg("packet"),
         "The payload-independent outer UDP checksum; False if not applicable.");
   m.def(

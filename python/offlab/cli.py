@@ -76,7 +76,7 @@ def _cmd_dissect(args: argparse.Namespace) -> int:
 
 def _cmd_faults(args: argparse.Namespace) -> int:
     for name in _core.fault_names():
-        print(f"{name:<36} OVS {_core.fault_commit(name)}")
+        print(f"{name:<36} {_core.fault_project(name):<4} {_core.fault_commit(name)}")
     return 0
 
 
@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--list", action="store_true", help="list the built-in scenarios")
     sm.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sm.set_defaults(func=_cmd_sim)
-    f = sub.add_parser("faults", help="list the seeded historical OVS bugs")
+    f = sub.add_parser("faults", help="list the seeded historical bugs (OVS, DPDK)")
     f.set_defaults(func=_cmd_faults)
     return p
 

@@ -1,6 +1,6 @@
 // Reference §1.1 "netdev-dpdk TX" row (partial = a request the NIC performs),
 // the §6 "_disabled" exception, hardware TSO, the X710 and Intel outer UDP
-// quirks, and receive coalescing.
+// quirks (the E810 one also in e810_outer_udp_test.cc), and receive coalescing.
 //
 // Frames: OVS's vectors R1-R3/R7 where they apply, else scapy 2.8 with the
 // expression given; eth, oeth and vx() as in egress_test.cc.
@@ -13,6 +13,7 @@
 
 #include "offlab/caps.h"
 #include "offlab/egress.h"
+#include "offlab/faults.h"
 #include "offlab/gso.h"
 #include "offlab/send_prepare.h"
 #include "offlab/tunnel.h"
@@ -188,13 +189,27 @@ TEST(NicTransmit, X710LeavesTheOuterUdpAsIs) {
   EXPECT_FALSE(testing::OracleL4Ok(out[0].bytes(), 14, 34, 17));
 }
 
-TEST(NicTransmit, IntelPseudoSeedFromPlaceholderGivesAWrongOuterChecksum) {
-  // The hardware sums the UDP segment onto what the field holds, expecting
-  // the pseudo-header sum there; 0xffff adds nothing. By hand (Python):
-  // ~fold(sum of e01312b50086ffff 0800000000007b00 + R2) = c69a; correct is bf4d.
+TEST(NicTransmit, IntelPseudoSeedFromTheDriverGivesTheCorrectOuterChecksum) {
+  // The hardware sums the UDP segment onto what the field holds, expecting the
+  // pseudo-header sum there; the driver's tx_prepare writes it (DPDK
+  // f876dbef0809). By hand (Python): the correct outer UDP checksum is bf4d.
   NicTx nic = Nic(cap::kTcpCksum | cap::kOuterIpCksum | cap::kOuterUdpCksum);
   nic.outer_udp_needs_pseudo_seed = true;
   PacketBatch out = NicTransmit(ReadyForOuterUdpOffload(nic.caps), nic);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Hex(out[0]), R3Outer("339e", "bf4d") + kFrameR2);
+  EXPECT_TRUE(testing::OracleL4Ok(out[0].bytes(), 14, 34, 17));
+}
+
+TEST(NicTransmit, IntelPseudoSeedMissingGivesAWrongOuterChecksum) {
+  // DPDK before f876dbef0809 (fault intel-outer-udp-unseeded): the field keeps
+  // the placeholder 0xffff, which adds nothing. By hand (Python):
+  // ~fold(sum of e01312b50086ffff 0800000000007b00 + R2) = c69a; correct is bf4d.
+  NicTx nic = Nic(cap::kTcpCksum | cap::kOuterIpCksum | cap::kOuterUdpCksum);
+  nic.outer_udp_needs_pseudo_seed = true;
+  Packet p = ReadyForOuterUdpOffload(nic.caps);
+  ScopedFault fault(Fault::kIntelOuterUdpUnseeded);
+  PacketBatch out = NicTransmit(p, nic);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(Hex(out[0]), R3Outer("339e", "c69a") + kFrameR2);
   EXPECT_FALSE(testing::OracleL4Ok(out[0].bytes(), 14, 34, 17));

@@ -432,7 +432,9 @@ TEST(RowNicTx, OuterUdpQuirks) {
   x710.outer_udp_left_as_is = true;
   EXPECT_EQ(GetBe16(NicTransmit(p, x710)[0].data() + 40), 0xffff);
   NicTx intel = ok;
-  intel.outer_udp_needs_pseudo_seed = true;  // the placeholder is not a seed
+  intel.outer_udp_needs_pseudo_seed = true;  // the driver seeds the pseudo-header sum
+  EXPECT_TRUE(L4Ok(NicTransmit(p, intel)[0].bytes(), 14, 34, 17));
+  ScopedFault unseeded(Fault::kIntelOuterUdpUnseeded);  // the placeholder is not a seed
   EXPECT_FALSE(L4Ok(NicTransmit(p, intel)[0].bytes(), 14, 34, 17));
 }
 

@@ -1,5 +1,6 @@
-// Seeded historical Open vSwitch bugs, switchable at run time so tests and the
-// verifier can show that each one is caught. All are off by default.
+// Seeded historical bugs (Open vSwitch, and one in DPDK below OVS), switchable
+// at run time so tests and the verifier can show that each one is caught. All
+// are off by default.
 #pragma once
 
 #include <cstdint>
@@ -30,13 +31,20 @@ enum class Fault : uint8_t {
   kIpfChecksNonFragments,
   // d49994634: composing a packet with a bad checksum did not set the bad status.
   kComposeBadCsumNoStatus,
+  // DPDK f876dbef0809 (DPDK Bugzilla 1406): before it, the Intel drivers'
+  // tx_prepare did not seed the outer UDP checksum field with the pseudo-header
+  // sum, so hardware that adds the segment to the field (E810) sent a wrong
+  // outer UDP checksum over OVS's placeholder.
+  kIntelOuterUdpUnseeded,
 };
 
-constexpr int kNumFaults = 8;
+constexpr int kNumFaults = 9;
 
 // Stable names used by the CLI and the verifier, e.g. "recirc-resets-inner-offsets".
 const char* FaultName(Fault f);
 const char* FaultCommit(Fault f);
+// The project the fixing commit belongs to: "OVS" or "DPDK".
+const char* FaultProject(Fault f);
 // Throws offlab::Error listing the known names for an unknown one.
 Fault FaultFromName(const std::string& name);
 std::vector<Fault> AllFaults();

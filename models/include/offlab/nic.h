@@ -15,6 +15,8 @@ namespace offlab {
 struct NicTx {
   uint32_t caps = 0;      // advertised (cap:: bits)
   uint32_t disabled = 0;  // advertised but not performed: a failing NIC (dummy *_disabled)
+  // Hardware adds the segment to the outer UDP checksum field; NicTransmit
+  // models the driver's tx_prepare seeding it with the pseudo-header sum.
   bool outer_udp_needs_pseudo_seed = false;
   bool outer_udp_left_as_is = false;
   // False for netdev-dummy, which writes a TSO packet to its pcap as one frame.

@@ -44,8 +44,10 @@ struct NicProfile {
   uint16_t max_tso_segs = 0;  // 0 = no limit
 
   // Quirks
-  bool outer_udp_needs_pseudo_seed = false;  // ice/i40e: field must hold the pseudo-header sum
-  bool outer_udp_left_as_is = false;         // X710: tunnel UDP checksum not computed
+  // ice/i40e: the hardware adds to the field, which must hold the pseudo-header
+  // sum; the driver's tx_prepare seeds it (DPDK f876dbef0809).
+  bool outer_udp_needs_pseudo_seed = false;
+  bool outer_udp_left_as_is = false;  // X710: tunnel UDP checksum not computed
 
   // capability/field name -> citation (file, commit, document)
   std::map<std::string, std::string> sources;

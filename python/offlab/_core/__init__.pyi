@@ -6,7 +6,7 @@ import collections.abc
 import typing
 from . import checksum
 from . import caps
-__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'VnetHdr', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name', 'vnet_complete', 'vnet_transmit']
+__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'VnetHdr', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'fault_project', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name', 'vnet_complete', 'vnet_transmit']
 class OfflabError(ValueError):
     pass
 class CsumStatus:
@@ -713,11 +713,15 @@ def enabled_faults() -> list[str]:
     ...
 def fault_commit(arg0: str) -> str:
     """
-    The OVS commit that fixed the named bug.
+    The commit that fixed the named bug (in the project fault_project names).
     """
 def fault_names() -> list[str]:
     """
-    Names of the seeded historical OVS bugs.
+    Names of the seeded historical bugs (OVS, and one DPDK driver bug).
+    """
+def fault_project(arg0: str) -> str:
+    """
+    The project whose commit fixed the named bug: 'OVS' or 'DPDK'.
     """
 def gso(packet: Packet) -> list[Packet]:
     """
@@ -761,9 +765,9 @@ def push_header(batch: collections.abc.Sequence[Packet], tunnel: TunnelConfig) -
     """
     netdev_push_header; returns (batch, counters).
     """
-def send_prepare(packet: Packet, caps: typing.SupportsInt | typing.SupportsIndex) -> None:
+def send_prepare(packet: Packet, caps: typing.SupportsInt | typing.SupportsIndex, udp_tunnel_csum: bool = True) -> None:
     """
-    dp_packet_ol_send_prepare for a capability set.
+    dp_packet_ol_send_prepare for a capability set (udp_tunnel_csum=False: OVS before the payload-independent outer UDP checksum).
     """
 def set_ipv4(packet: Packet, src: str | None = None, dst: str | None = None, tos: typing.SupportsInt | typing.SupportsIndex | None = None, ttl: typing.SupportsInt | typing.SupportsIndex | None = None) -> bool:
     """
