@@ -378,7 +378,9 @@ TxMeta MbufMeta(const Packet& p) {
     }
   }
   if (p.tso_segsz) {
-    f |= RTE_MBUF_F_TX_TCP_SEG;
+    /* TSO of IPv4 also asks for the IP checksum of every segment
+     * (rte_mbuf_core.h, RTE_MBUF_F_TX_TCP_SEG). */
+    f |= RTE_MBUF_F_TX_TCP_SEG | (Ipv4At(p, l3) ? RTE_MBUF_F_TX_IP_CKSUM : 0);
     m.tso_segsz = p.tso_segsz;
   }
   if (tunnel) {

@@ -10,6 +10,7 @@ verdicts come from tshark; the bad checksum is the byte value the trace carries.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,10 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((REPO / "traces").glob("*.pcapng"))
 VERIFY = [sys.executable, "-m", "offlab.cli", "verify"]
 EAL = ["--no-huge", "-m", "512", "--no-pci", "--no-shconf"]
+
+# Test the build tree's binary (scripts/test.sh has just rebuilt it) before an installed one.
+if (REPO / "build" / "bin" / "offlab-hw-replay").is_file():
+    os.environ.setdefault("OFFLAB_HW_REPLAY", str(REPO / "build" / "bin" / "offlab-hw-replay"))
 
 pytestmark = pytest.mark.skipif(
     hw_replay.binary_path() is None, reason="hw-replay not built (DPDK absent or switched off)"
