@@ -12,6 +12,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build git pkg-config
   libgtest-dev libyaml-cpp-dev
   ns3 libns3-dev libgsl-dev
+  dpdk dpdk-dev libdpdk-dev
   clang libclang-rt-14-dev clang-format
   tshark
   python3 python3-venv python3-dev

@@ -21,7 +21,7 @@ run "pytest" .venv/bin/python -m pytest -q
 
 step "Lint"
 run "ruff" .venv/bin/ruff check python tests/python verify bench
-mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'sim/*.h' 'sim/*.cc' 'tests/cpp/*.cc' 'bench/*.cc' 'fuzz/*.cc' 'python/bindings/*.cc')
+mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'sim/*.h' 'sim/*.cc' 'tests/cpp/*.cc' 'bench/*.cc' 'fuzz/*.cc' 'python/bindings/*.cc' 'hw-replay/*.cc' 'hw-replay/*.h')
 run "clang-format" clang-format --dry-run --Werror "${cxx[@]}"
 
 step "Fuzzing parse + pipeline (${FUZZ_SECONDS}s, ASan+UBSan)"

@@ -105,6 +105,22 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from . import hw_replay
+
+    return hw_replay.run(
+        args.mode,
+        args.trace,
+        args.eal,
+        port=args.port,
+        profile=args.profile,
+        tx_profile=args.tx_profile,
+        loop=args.loop,
+        timeout_ms=args.timeout,
+        verbose=args.verbose,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="offlab", description="Checksum-offload semantics of an OVS-like datapath."
@@ -137,13 +153,39 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--list", action="store_true", help="list the built-in scenarios")
     sm.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sm.set_defaults(func=_cmd_sim)
+    rp = sub.add_parser(
+        "replay",
+        help="replay a trace onto a DPDK port (tx) or check what a port receives (check)",
+        description="Runs hw-replay. DPDK EAL arguments follow '--', e.g. "
+        "offlab replay tx traces/tcp-partial.pcapng -- --no-huge -m 512 --no-pci "
+        "--no-shconf --vdev net_pcap0,tx_pcap=out.pcap (docs/hw-replay.md).",
+    )
+    rp.add_argument("mode", choices=["tx", "check"])
+    rp.add_argument("trace", help="an offlab trace (docs/trace-format.md)")
+    rp.add_argument("--port", help="DPDK port number or device name (default 0)")
+    rp.add_argument("--profile", help="check: NIC profile of the receiving port (default pcap)")
+    rp.add_argument(
+        "--tx-profile", help="check: NIC profile of the sending port (default: as --profile)"
+    )
+    rp.add_argument("--loop", type=int, help="tx: send the trace this many times")
+    rp.add_argument("--timeout", type=int, help="check: stop after this many ms without a frame")
+    rp.add_argument("-v", "--verbose", action="store_true", help="print the EAL log")
+    rp.set_defaults(func=_cmd_replay, eal=[])
     f = sub.add_parser("faults", help="list the seeded historical bugs (OVS, DPDK)")
     f.set_defaults(func=_cmd_faults)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    eal: list[str] = []
+    if argv[:1] == ["replay"] and "--" in argv:
+        # Everything after '--' belongs to DPDK's EAL.
+        at = argv.index("--")
+        argv, eal = argv[:at], argv[at + 1 :]
     args = build_parser().parse_args(argv)
+    if eal:
+        args.eal = eal
     try:
         return int(args.func(args))
     except (_core.OfflabError, OSError) as e:

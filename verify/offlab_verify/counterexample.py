@@ -1,19 +1,17 @@
-"""Counterexamples as pcapng: the received frame, the packet after every
-operation, and what the NIC put on the wire, each with a JSON comment
-(`offlab {...}`) holding the operation, the offloads word and tso_segsz, so
-that Wireshark shows them and offlab's simulator and replayer can read them."""
+"""Counterexamples as offlab traces (docs/trace-format.md): the received frame,
+the packet after every operation (``step`` records), the packet handed to the
+egress (a ``tx`` record that hw-replay replays) and what the NIC put on the wire
+(``wire`` records), each with a JSON comment (`offlab {...}`) holding the
+operation, the offloads word and tso_segsz, so that Wireshark shows them and
+offlab's simulator and replayer can read them."""
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-import time
-from dataclasses import dataclass
-
-import dpkt
+from dataclasses import dataclass, field
+from typing import Any
 
 import offlab
+from offlab import trace as trace_format
 
 from .abstraction import State
 from .extract import Config, Extraction, apply
@@ -26,6 +24,9 @@ class Step:
     offloads: int
     tso_segsz: int
     state: str
+    role: str = "step"
+    # tx records: the layer offsets of the packet (trace.offsets).
+    ofs: dict[str, int | None] = field(default_factory=dict)
 
 
 def replay(
@@ -40,6 +41,16 @@ def replay(
     for op, expected in trace[1:]:
         if op == "send":
             assert nic is not None
+            sent = Step(
+                "send",
+                pkt.bytes(),
+                pkt.offloads.word,
+                pkt.tso_segsz,
+                state.describe(),
+                role="tx",
+                ofs=trace_format.offsets(pkt),
+            )
+            steps.append(sent)
             ready, errors = offlab.netdev_send([pkt.copy()], nic.caps)
             for e in errors:
                 steps.append(
@@ -60,7 +71,14 @@ def replay(
                     frames, _ = offlab.nic_transmit(q, nic)
                 for f in frames:
                     steps.append(
-                        Step("wire", f.bytes(), q.offloads.word, q.tso_segsz, expected.describe())
+                        Step(
+                            "wire",
+                            f.bytes(),
+                            q.offloads.word,
+                            q.tso_segsz,
+                            expected.describe(),
+                            role="wire",
+                        )
                     )
             break
         q, nxt = apply(op, pkt, state, ex.config)
@@ -76,71 +94,43 @@ def replay(
     return steps
 
 
+def to_records(steps: list[Step], header: dict[str, str]) -> list[trace_format.Record]:
+    """The steps as trace records; wire records point at the tx record before them."""
+    records = []
+    tx_index: int | None = None
+    for i, s in enumerate(steps):
+        meta: dict[str, Any] = {
+            "role": s.role,
+            "step": i,
+            "op": s.label,
+            "offloads": s.offloads,
+            "tso_segsz": s.tso_segsz,
+            "state": s.state,
+        }
+        if s.role == "tx":
+            tx_index = i
+            meta["ofs"] = s.ofs
+            meta["mbuf"] = trace_format.mbuf_lengths(s.frame, s.offloads, s.ofs)
+        elif s.role == "wire":
+            if tx_index is not None:
+                meta["of"] = tx_index
+            if "profile" in header:
+                meta["profile"] = header["profile"]
+            meta["csum"] = trace_format.csum_verdicts(s.frame)
+        if i == 0:
+            meta.update(header)
+        records.append(trace_format.Record(s.frame, meta))
+    return records
+
+
 def write_pcapng(path: str, steps: list[Step], header: dict[str, str]) -> None:
     """Writes atomically: a half-written file never appears under `path`."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            writer = dpkt.pcapng.Writer(f, snaplen=262144)
-            now = time.time()
-            for i, s in enumerate(steps):
-                comment = "offlab " + json.dumps(
-                    {
-                        "step": i,
-                        "op": s.label,
-                        "offloads": s.offloads,
-                        "tso_segsz": s.tso_segsz,
-                        "state": s.state,
-                        **(header if i == 0 else {}),
-                    }
-                )
-                epb = dpkt.pcapng.EnhancedPacketBlockLE(
-                    pkt_data=s.frame,
-                    pkt_len=len(s.frame),
-                    cap_len=len(s.frame),
-                    opts=[
-                        dpkt.pcapng.PcapngOptionLE(
-                            code=dpkt.pcapng.PCAPNG_OPT_COMMENT, text=comment.encode()
-                        ),
-                        dpkt.pcapng.PcapngOptionLE(code=dpkt.pcapng.PCAPNG_OPT_ENDOFOPT),
-                    ],
-                )
-                writer.writepkt(epb, ts=now + i * 1e-6)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    trace_format.write(path, to_records(steps, header))
 
 
 def read_comments(path: str) -> list[tuple[bytes, dict]]:
     """(frame, metadata) of every packet of an offlab pcapng."""
-    out = []
-    with open(path, "rb") as f:
-        for _, buf in dpkt.pcapng.Reader(f):
-            out.append((bytes(buf), {}))
-    # dpkt's reader yields frames only; comments are read block by block.
-    with open(path, "rb") as f:
-        data = f.read()
-    metas = []
-    marker = b"offlab {"
-    start = 0
-    while (i := data.find(marker, start)) >= 0:
-        end = data.find(b"}", i)
-        depth, j = 0, i + len(b"offlab ")
-        while j < len(data):
-            if data[j : j + 1] == b"{":
-                depth += 1
-            elif data[j : j + 1] == b"}":
-                depth -= 1
-                if depth == 0:
-                    end = j
-                    break
-            j += 1
-        metas.append(json.loads(data[i + len(b"offlab ") : end + 1]))
-        start = end + 1
-    return [(frame, metas[k] if k < len(metas) else {}) for k, (frame, _) in enumerate(out)]
+    return [(r.frame, r.meta) for r in trace_format.read(path)]
 
 
-__all__ = ["Config", "Step", "read_comments", "replay", "write_pcapng"]
+__all__ = ["Config", "Step", "read_comments", "replay", "to_records", "write_pcapng"]

@@ -10,6 +10,7 @@ wire although nothing about it was bad on ingress."""
 from __future__ import annotations
 
 import offlab
+from offlab import trace
 
 from .abstraction import verdicts
 from .counterexample import Step
@@ -35,6 +36,17 @@ def gre_counterexample(tso: bool) -> list[Step] | None:
     steps.append(
         Step("push_gre(csum)", p.bytes(), p.offloads.word, p.tso_segsz, "GRE checksum computed")
     )
+    steps.append(
+        Step(
+            "send",
+            p.bytes(),
+            p.offloads.word,
+            p.tso_segsz,
+            "handed to the egress",
+            role="tx",
+            ofs=trace.offsets(p),
+        )
+    )
     pcap = offlab.NicTx.from_profile(offlab.builtin_profile("pcap"))
     ready, _ = offlab.netdev_send([p], pcap.caps)
     wrong = False
@@ -49,6 +61,7 @@ def gre_counterexample(tso: bool) -> list[Step] | None:
                     q.offloads.word,
                     q.tso_segsz,
                     "GRE checksum " + ("ok" if ok else "WRONG"),
+                    role="wire",
                 )
             )
     return steps if wrong else None

@@ -1,0 +1,844 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+
+/*
+ * offlab hw-replay: replays an offlab trace (docs/trace-format.md) onto a
+ * DPDK port with per-packet offload requests, and checks what a port
+ * receives against offlab's prediction for a NIC profile.
+ *
+ *   offlab-hw-replay [EAL options] -- tx    --trace FILE [--port P] [--loop N]
+ *   offlab-hw-replay [EAL options] -- check --trace FILE [--port P]
+ *                                           [--profile NIC] [--tx-profile NIC]
+ *
+ * TX mode: every tx record becomes mbufs with ol_flags, l2/l3/l4/outer
+ * lengths and tso_segsz. Whatever the port's tx_offload_capa lacks is done in
+ * software first by offlab's egress (NetdevSend: TSO policy, GSO,
+ * send-prepare) for the port's capabilities mapped to offlab's; the rest is
+ * requested from the NIC. Check mode: frames received on the port are
+ * compared, bytes and RX ol_flags, with what offlab predicts for the sending
+ * and the receiving NIC profile (NetdevSend + NicTransmit, NicReceive); a
+ * mismatch table is printed and the exit status is 1 on any mismatch.
+ *
+ * Exit status: 0 success, 1 mismatch (check mode), 2 bad input or set-up
+ * failure (one line on stderr naming the problem). A `tx_pcap=FILE` given to
+ * a pcap vdev is written to a temporary file that is renamed to FILE only
+ * when the run succeeds.
+ *
+ * docs/hw-replay.md has the runs on mlx5, ice and i40e.
+ */
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "offlab/caps.h"
+#include "offlab/counters.h"
+#include "offlab/dissect.h"
+#include "offlab/egress.h"
+#include "offlab/error.h"
+#include "offlab/headers.h"
+#include "offlab/nic.h"
+#include "offlab/nic_profile.h"
+#include "trace.h"
+
+using offlab::Bytes;
+using offlab::CsumStatus;
+using offlab::Error;
+using offlab::Level;
+using offlab::Packet;
+using offlab::TunnelType;
+namespace replay = offlab::replay;
+
+namespace {
+
+constexpr uint16_t kRingSize = 1024;
+constexpr uint16_t kMaxBurst = 64;
+constexpr unsigned kMbufCache = 256;
+
+/* Command line of the application (after the EAL's `--`). */
+struct Options {
+  std::string mode;  /* "tx" or "check" */
+  std::string trace; /* --trace */
+  std::string port = "0";
+  std::string profile = "pcap"; /* check: the receiving NIC */
+  std::string tx_profile;       /* check: the sending NIC (default: --profile) */
+  uint64_t loop = 1;            /* tx: times the trace is sent */
+  unsigned burst = 32;
+  unsigned timeout_ms = 1000; /* check: stop after this long without a frame */
+  bool verbose = false;
+};
+
+[[noreturn]] void Usage(const char* prog, int status) {
+  std::fprintf(status ? stderr : stdout,
+               "usage: %s [EAL options] -- tx|check --trace FILE [--port P]\n"
+               "  tx:    [--loop N] [--burst N]\n"
+               "  check: [--profile NIC] [--tx-profile NIC] [--timeout MS]\n"
+               "  --verbose prints the EAL log\n",
+               prog);
+  std::exit(status);
+}
+
+uint64_t Number(const std::string& opt, const char* text, uint64_t lo, uint64_t hi) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno || end == text || *end || v < lo || v > hi) {
+    throw Error(opt + " must be a number " + std::to_string(lo) + ".." + std::to_string(hi) +
+                ", not '" + text + "'");
+  }
+  return v;
+}
+
+Options ParseOptions(int argc, char** argv, const char* prog) {
+  Options o;
+  for (int i = 0; i < argc; i++) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) throw Error("option " + a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "-h" || a == "--help")
+      Usage(prog, 0);
+    else if (a == "tx" || a == "check")
+      o.mode = a;
+    else if (a == "--trace")
+      o.trace = value();
+    else if (a == "--port")
+      o.port = value();
+    else if (a == "--profile")
+      o.profile = value();
+    else if (a == "--tx-profile")
+      o.tx_profile = value();
+    else if (a == "--loop")
+      o.loop = Number(a, value(), 1, UINT64_MAX);
+    else if (a == "--burst")
+      o.burst = static_cast<unsigned>(Number(a, value(), 1, kMaxBurst));
+    else if (a == "--timeout")
+      o.timeout_ms = static_cast<unsigned>(Number(a, value(), 1, 3600000));
+    else if (a == "--verbose" || a == "-v")
+      o.verbose = true;
+    else
+      throw Error("unknown option '" + a + "' (see --help)");
+  }
+  if (o.mode.empty()) throw Error("give a mode: tx or check (see --help)");
+  if (o.trace.empty()) throw Error("--trace FILE is required");
+  if (o.tx_profile.empty()) o.tx_profile = o.profile;
+  return o;
+}
+
+/*
+ * EAL log capture. The EAL logs to a memory stream so that the terminal shows
+ * one line per problem; --verbose prints the log at exit.
+ */
+char* g_log_buf = nullptr;
+size_t g_log_len = 0;
+FILE* g_log = nullptr;
+
+std::string LastLogLine() {
+  if (!g_log) return "";
+  std::fflush(g_log);
+  std::string s(g_log_buf ? g_log_buf : "", g_log_len);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  size_t nl = s.rfind('\n');
+  return nl == std::string::npos ? s : s.substr(nl + 1);
+}
+
+void DumpLog() {
+  if (!g_log) return;
+  std::fflush(g_log);
+  if (g_log_len) std::fwrite(g_log_buf, 1, g_log_len, stderr);
+}
+
+/*
+ * Atomic pcap output. Every `tx_pcap=FILE` of a vdev argument is rewritten
+ * to a temporary file next to FILE; Publish() renames them once the run has
+ * succeeded, Discard() removes them otherwise. `rx_pcap=FILE` must exist.
+ */
+struct PcapOutput {
+  std::string final_path, tmp_path;
+};
+std::vector<PcapOutput> g_outputs;
+
+void Discard() {
+  for (const auto& o : g_outputs) std::remove(o.tmp_path.c_str());
+  g_outputs.clear();
+}
+
+void Publish() {
+  for (const auto& o : g_outputs) {
+    if (std::rename(o.tmp_path.c_str(), o.final_path.c_str()) != 0) {
+      throw Error("cannot rename " + o.tmp_path + " to " + o.final_path + ": " +
+                  std::strerror(errno));
+    }
+  }
+  g_outputs.clear();
+}
+
+std::string RewriteDevargs(const std::string& arg) {
+  std::string out;
+  size_t start = 0;
+  while (start <= arg.size()) {
+    size_t comma = arg.find(',', start);
+    if (comma == std::string::npos) comma = arg.size();
+    std::string kv = arg.substr(start, comma - start);
+    if (kv.rfind("rx_pcap=", 0) == 0) {
+      std::string path = kv.substr(8);
+      struct stat st;
+      if (stat(path.c_str(), &st) != 0) {
+        throw Error("rx_pcap " + path + ": " + std::strerror(errno));
+      }
+    } else if (kv.rfind("tx_pcap=", 0) == 0 && kv.rfind("tx_pcap=/dev/", 0) != 0) {
+      std::string path = kv.substr(8);
+      size_t slash = path.rfind('/');
+      std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+      std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+      std::string tmp = dir + "." + base + "." + std::to_string(getpid()) + ".tmp";
+      g_outputs.push_back({path, tmp});
+      kv = "tx_pcap=" + tmp;
+    }
+    out += (out.empty() && start == 0 ? "" : ",") + kv;
+    start = comma + 1;
+  }
+  return out;
+}
+
+/*
+ * Port capabilities. DPDK's tx_offload_capa bits mapped to offlab's cap::
+ * bits (the values of OVS lib/netdev-provider.h `enum netdev_ol_flags`, as
+ * OVS lib/netdev-dpdk.c derives them from the same DPDK bits).
+ */
+struct CapMap {
+  uint64_t dpdk;
+  uint32_t offlab;
+};
+constexpr CapMap kCapMap[] = {
+    {RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, offlab::cap::kIpv4Cksum},
+    {RTE_ETH_TX_OFFLOAD_TCP_CKSUM, offlab::cap::kTcpCksum},
+    {RTE_ETH_TX_OFFLOAD_UDP_CKSUM, offlab::cap::kUdpCksum},
+    {RTE_ETH_TX_OFFLOAD_SCTP_CKSUM, offlab::cap::kSctpCksum},
+    {RTE_ETH_TX_OFFLOAD_TCP_TSO, offlab::cap::kTcpTso},
+    {RTE_ETH_TX_OFFLOAD_VXLAN_TNL_TSO, offlab::cap::kVxlanTnlTso},
+    {RTE_ETH_TX_OFFLOAD_GENEVE_TNL_TSO, offlab::cap::kGeneveTnlTso},
+    {RTE_ETH_TX_OFFLOAD_GRE_TNL_TSO, offlab::cap::kGreTnlTso},
+    {RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM, offlab::cap::kOuterIpCksum},
+    {RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM, offlab::cap::kOuterUdpCksum},
+};
+
+uint32_t OfflabCaps(uint64_t tx_offload_capa) {
+  uint32_t caps = 0;
+  for (const CapMap& m : kCapMap) {
+    if (tx_offload_capa & m.dpdk) caps |= m.offlab;
+  }
+  return caps;
+}
+
+uint64_t DpdkTxOffloads(uint32_t caps) {
+  uint64_t o = 0;
+  for (const CapMap& m : kCapMap) {
+    if (caps & m.offlab) o |= m.dpdk;
+  }
+  return o;
+}
+
+uint16_t ResolvePort(const std::string& name) {
+  uint16_t id = RTE_MAX_ETHPORTS;
+  if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos &&
+      name.size() < 6) {
+    id = static_cast<uint16_t>(std::stoul(name));
+  } else if (rte_eth_dev_get_port_by_name(name.c_str(), &id) != 0) {
+    id = RTE_MAX_ETHPORTS;
+  }
+  if (id < RTE_MAX_ETHPORTS && rte_eth_dev_is_valid_port(id)) return id;
+  std::string avail;
+  uint16_t p;
+  RTE_ETH_FOREACH_DEV(p) {
+    char dev[RTE_ETH_NAME_MAX_LEN];
+    if (rte_eth_dev_get_name_by_port(p, dev) == 0) {
+      avail += (avail.empty() ? "" : ", ") + std::to_string(p) + " " + dev;
+    }
+  }
+  throw Error("unknown port '" + name + "' (available: " + (avail.empty() ? "none" : avail) + ")");
+}
+
+/*
+ * Port initialisation, as in DPDK's examples/skeleton: configure one RX and
+ * one TX queue, enabling the TX offloads offlab may request and the RX
+ * checksum offloads the port has, then start it.
+ */
+void PortInit(uint16_t port, rte_mempool* pool, uint32_t* caps, bool* multi_seg) {
+  rte_eth_dev_info info;
+  int ret = rte_eth_dev_info_get(port, &info);
+  if (ret != 0) throw Error("port " + std::to_string(port) + ": " + rte_strerror(-ret));
+
+  rte_eth_conf conf{};
+  *caps = OfflabCaps(info.tx_offload_capa);
+  *multi_seg = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+  conf.txmode.offloads = DpdkTxOffloads(*caps) | (*multi_seg ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0);
+  conf.rxmode.offloads =
+      info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_CHECKSUM | RTE_ETH_RX_OFFLOAD_OUTER_IPV4_CKSUM |
+                              RTE_ETH_RX_OFFLOAD_OUTER_UDP_CKSUM);
+
+  const uint16_t rxq = info.max_rx_queues ? 1 : 0;
+  ret = rte_eth_dev_configure(port, rxq, 1, &conf);
+  if (ret != 0) throw Error("port " + std::to_string(port) + ": configure: " + rte_strerror(-ret));
+  uint16_t nb_rxd = kRingSize, nb_txd = kRingSize;
+  ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+  if (ret != 0)
+    throw Error("port " + std::to_string(port) + ": descriptors: " + rte_strerror(-ret));
+  const int socket = rte_eth_dev_socket_id(port);
+  const unsigned sock = socket < 0 ? SOCKET_ID_ANY : static_cast<unsigned>(socket);
+  if (rxq) {
+    rte_eth_rxconf rxconf = info.default_rxconf;
+    rxconf.offloads = conf.rxmode.offloads;
+    ret = rte_eth_rx_queue_setup(port, 0, nb_rxd, sock, &rxconf, pool);
+    if (ret < 0) throw Error("port " + std::to_string(port) + ": RX queue: " + rte_strerror(-ret));
+  }
+  rte_eth_txconf txconf = info.default_txconf;
+  txconf.offloads = conf.txmode.offloads;
+  ret = rte_eth_tx_queue_setup(port, 0, nb_txd, sock, &txconf);
+  if (ret < 0) throw Error("port " + std::to_string(port) + ": TX queue: " + rte_strerror(-ret));
+  ret = rte_eth_dev_start(port);
+  if (ret < 0) throw Error("port " + std::to_string(port) + ": start: " + rte_strerror(-ret));
+  rte_eth_promiscuous_enable(port); /* loopback cables carry any MAC; failure is harmless */
+}
+
+/* Layer length of the L4 header at `l4` (TCP data offset, UDP 8, SCTP 12). */
+uint16_t L4HeaderLen(const Packet& p, uint16_t l4, offlab::L4Proto proto) {
+  if (l4 == offlab::kNoOffset || p.SizeFrom(l4) < 20) {
+    return proto == offlab::L4Proto::kUdp ? 8 : proto == offlab::L4Proto::kSctp ? 12 : 0;
+  }
+  switch (proto) {
+    case offlab::L4Proto::kTcp:
+      return static_cast<uint16_t>((p.data()[l4 + 12] >> 4) * 4);
+    case offlab::L4Proto::kUdp:
+      return 8;
+    case offlab::L4Proto::kSctp:
+      return 12;
+    case offlab::L4Proto::kNone:
+      return 0;
+  }
+  return 0;
+}
+
+bool Ipv4At(const Packet& p, uint16_t l3) {
+  return l3 != offlab::kNoOffset && p.SizeFrom(l3) > 0 && (p.data()[l3] >> 4) == 4;
+}
+
+/*
+ * The mbuf metadata of a packet after software completion: every status
+ * still partial is a request for the NIC (the DPDK conventions of
+ * lib/mbuf/rte_mbuf_core.h; what OVS lib/netdev-dpdk.c requests for the same
+ * offloads word). Lengths follow docs/trace-format.md.
+ */
+struct TxMeta {
+  uint64_t ol_flags = 0;
+  uint16_t outer_l2_len = 0, outer_l3_len = 0, l2_len = 0, l3_len = 0, l4_len = 0;
+  uint16_t tso_segsz = 0;
+};
+
+TxMeta MbufMeta(const Packet& p) {
+  const offlab::Offloads& o = p.offloads;
+  TxMeta m;
+  auto diff = [](uint16_t a, uint16_t b) -> uint16_t {
+    return a == offlab::kNoOffset || b == offlab::kNoOffset || b < a ? 0 : b - a;
+  };
+  const bool tunnel = o.tunnelled();
+  const Level in = tunnel ? Level::kInner : Level::kOuter;
+  const uint16_t l3 = tunnel ? p.inner_l3_ofs : p.l3_ofs;
+  const uint16_t l4 = tunnel ? p.inner_l4_ofs : p.l4_ofs;
+  uint64_t f = 0;
+  if (o.ip(in) == CsumStatus::kPartial && Ipv4At(p, l3)) f |= RTE_MBUF_F_TX_IP_CKSUM;
+  if (o.l4(in) == CsumStatus::kPartial || p.tso_segsz) {
+    switch (o.l4_proto(in)) {
+      case offlab::L4Proto::kTcp:
+        f |= RTE_MBUF_F_TX_TCP_CKSUM;
+        break;
+      case offlab::L4Proto::kUdp:
+        f |= RTE_MBUF_F_TX_UDP_CKSUM;
+        break;
+      case offlab::L4Proto::kSctp:
+        f |= RTE_MBUF_F_TX_SCTP_CKSUM;
+        break;
+      case offlab::L4Proto::kNone:
+        break;
+    }
+  }
+  if (p.tso_segsz) {
+    /* TSO of IPv4 also asks for the IP checksum of every segment
+     * (rte_mbuf_core.h, RTE_MBUF_F_TX_TCP_SEG). */
+    f |= RTE_MBUF_F_TX_TCP_SEG | (Ipv4At(p, l3) ? RTE_MBUF_F_TX_IP_CKSUM : 0);
+    m.tso_segsz = p.tso_segsz;
+  }
+  if (tunnel) {
+    if (o.ip() == CsumStatus::kPartial && Ipv4At(p, p.l3_ofs)) f |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
+    if (o.l4() == CsumStatus::kPartial && o.tunnel() != TunnelType::kGre) {
+      f |= RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
+    }
+  }
+  if (f) {
+    /* Any request needs the IP version of the header it concerns. */
+    f |= Ipv4At(p, l3) ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6;
+    if (tunnel) {
+      f |= Ipv4At(p, p.l3_ofs) ? RTE_MBUF_F_TX_OUTER_IPV4 : RTE_MBUF_F_TX_OUTER_IPV6;
+      switch (o.tunnel()) {
+        case TunnelType::kVxlan:
+          f |= RTE_MBUF_F_TX_TUNNEL_VXLAN;
+          break;
+        case TunnelType::kGeneve:
+          f |= RTE_MBUF_F_TX_TUNNEL_GENEVE;
+          break;
+        case TunnelType::kGre:
+          f |= RTE_MBUF_F_TX_TUNNEL_GRE;
+          break;
+        case TunnelType::kNone:
+          break;
+      }
+    }
+  }
+  m.ol_flags = f;
+  if (tunnel) {
+    m.outer_l2_len = p.l3_ofs == offlab::kNoOffset ? 0 : p.l3_ofs;
+    m.outer_l3_len = diff(p.l3_ofs, p.l4_ofs);
+    m.l2_len = diff(p.l4_ofs, p.inner_l3_ofs);
+  } else {
+    m.l2_len = p.l3_ofs == offlab::kNoOffset ? 0 : p.l3_ofs;
+  }
+  m.l3_len = diff(l3, l4);
+  m.l4_len = L4HeaderLen(p, l4, o.l4_proto(in));
+  return m;
+}
+
+/*
+ * Copies a frame into a new mbuf, chaining segments when it does not fit one
+ * (only if the port takes multi-segment packets).
+ */
+rte_mbuf* BuildMbuf(rte_mempool* pool, const Bytes& frame, const TxMeta& m, bool multi_seg,
+                    const std::string& what) {
+  rte_mbuf* head = rte_pktmbuf_alloc(pool);
+  if (!head) throw Error("mbuf pool exhausted");
+  const size_t room = rte_pktmbuf_tailroom(head);
+  if (frame.size() > room && !multi_seg) {
+    rte_pktmbuf_free(head);
+    throw Error(what + ": a " + std::to_string(frame.size()) +
+                "-byte frame needs chained mbufs and the port has no multi-segment TX");
+  }
+  size_t done = 0;
+  rte_mbuf* seg = head;
+  while (true) {
+    const size_t n = std::min(frame.size() - done, static_cast<size_t>(rte_pktmbuf_tailroom(seg)));
+    std::memcpy(rte_pktmbuf_mtod(seg, uint8_t*), frame.data() + done, n);
+    seg->data_len = static_cast<uint16_t>(n);
+    done += n;
+    if (done == frame.size()) break;
+    rte_mbuf* next = rte_pktmbuf_alloc(pool);
+    if (!next) {
+      rte_pktmbuf_free(head);
+      throw Error("mbuf pool exhausted");
+    }
+    seg->next = next;
+    head->nb_segs++;
+    seg = next;
+  }
+  head->pkt_len = static_cast<uint32_t>(frame.size());
+  head->ol_flags = m.ol_flags;
+  head->outer_l2_len = m.outer_l2_len;
+  head->outer_l3_len = m.outer_l3_len;
+  head->l2_len = m.l2_len;
+  head->l3_len = m.l3_len;
+  head->l4_len = m.l4_len;
+  head->tso_segsz = m.tso_segsz;
+  return head;
+}
+
+/* Per-port statistics, as `show port stats` prints them. */
+void PrintPortStats(uint16_t port) {
+  rte_eth_stats s;
+  if (rte_eth_stats_get(port, &s) != 0) return;
+  char name[RTE_ETH_NAME_MAX_LEN] = "?";
+  rte_eth_dev_get_name_by_port(port, name);
+  std::printf("port %u (%s): rx %" PRIu64 " pkts %" PRIu64 " bytes, missed %" PRIu64
+              ", errors %" PRIu64 "; tx %" PRIu64 " pkts %" PRIu64 " bytes, errors %" PRIu64 "\n",
+              port, name, s.ipackets, s.ibytes, s.imissed, s.ierrors, s.opackets, s.obytes,
+              s.oerrors);
+}
+
+/* >8 TX mode. */
+int RunTx(const Options& opt, const std::vector<replay::Record>& trace, uint16_t port,
+          rte_mempool* pool, uint32_t caps, bool multi_seg) {
+  /*
+   * Software part: offlab's egress for the port's capabilities completes
+   * what the port cannot do; each resulting packet becomes one template
+   * mbuf, prepared once for the driver (rte_eth_tx_prepare writes e.g. the
+   * pseudo-header seeds Intel NICs need). Sending takes a reference on the
+   * template, so the transmit loop copies nothing.
+   */
+  std::vector<rte_mbuf*> templates;
+  offlab::Counters counters;
+  size_t records = 0;
+  uint64_t requested = 0;
+  struct Cleanup {
+    std::vector<rte_mbuf*>& t;
+    ~Cleanup() {
+      for (rte_mbuf* m : t) rte_pktmbuf_free(m);
+    }
+  } cleanup{templates};
+  for (size_t i = 0; i < trace.size(); i++) {
+    const replay::Record& r = trace[i];
+    if (r.role != replay::Role::kTx) continue;
+    records++;
+    const std::string what = "trace " + opt.trace + ": packet " + std::to_string(i + 1);
+    std::vector<std::string> errors;
+    offlab::PacketBatch ready;
+    try {
+      ready = offlab::NetdevSend({r.ToPacket()}, caps, &counters, &errors);
+    } catch (const Error& e) {
+      throw Error(what + ": metadata the port cannot honour: " + e.what());
+    }
+    if (!errors.empty()) {
+      throw Error(what + ": metadata the port cannot honour: " + errors.front());
+    }
+    for (const Packet& p : ready) {
+      const TxMeta m = MbufMeta(p);
+      if (m.ol_flags) requested++;
+      rte_mbuf* mb = BuildMbuf(pool, p.bytes(), m, multi_seg, what);
+      templates.push_back(mb);
+      if (rte_eth_tx_prepare(port, 0, &mb, 1) != 1) {
+        throw Error(what + ": the driver rejects the offload request (" + rte_strerror(rte_errno) +
+                    ")");
+      }
+    }
+  }
+  if (templates.empty()) throw Error("trace " + opt.trace + ": no tx record to replay");
+
+  /* Transmit loop: bursts of references to the templates, in trace order. */
+  rte_mbuf* burst[kMaxBurst];
+  uint64_t sent = 0;
+  const uint64_t total = opt.loop * templates.size();
+  size_t next = 0;
+  const uint64_t start = rte_get_tsc_cycles();
+  while (sent < total) {
+    const unsigned n = static_cast<unsigned>(std::min<uint64_t>(opt.burst, total - sent));
+    for (unsigned k = 0; k < n; k++) {
+      rte_mbuf* m = templates[next];
+      for (rte_mbuf* s = m; s; s = s->next) rte_mbuf_refcnt_update(s, 1);
+      burst[k] = m;
+      next = next + 1 == templates.size() ? 0 : next + 1;
+    }
+    unsigned done = 0;
+    while (done < n)
+      done += rte_eth_tx_burst(port, 0, burst + done, static_cast<uint16_t>(n - done));
+    sent += n;
+  }
+  const double secs =
+      static_cast<double>(rte_get_tsc_cycles() - start) / static_cast<double>(rte_get_tsc_hz());
+
+  std::printf("replay: %zu tx records -> %zu frames (%" PRIu64
+              " with hardware offload requests; port caps: %s)\n",
+              records, templates.size(), requested,
+              caps ? offlab::CapsToString(caps).c_str() : "none");
+  for (const auto& [name, value] : counters.values()) {
+    std::printf("  software: %s %" PRIu64 "\n", name.c_str(), value);
+  }
+  std::printf("replay: sent %" PRIu64 " frames in %.6f s: %.0f pps\n", sent, secs,
+              secs > 0 ? static_cast<double>(sent) / secs : 0.0);
+  PrintPortStats(port);
+  return 0;
+}
+/* >8 End of TX mode. */
+
+/*
+ * RX ol_flags as checksum statuses. For a tunnelled frame on a NIC that
+ * validates inside the tunnel, RX_IP/RX_L4 describe the inner headers and the
+ * OUTER flags the outer ones (lib/mbuf/rte_mbuf_core.h); otherwise RX_IP/RX_L4
+ * describe the outer headers.
+ */
+CsumStatus RxStatus(uint64_t f, uint64_t mask, uint64_t good, uint64_t bad) {
+  const uint64_t v = f & mask;
+  if (v == (good | bad)) return CsumStatus::kPartial; /* *_CKSUM_NONE */
+  if (v == good) return CsumStatus::kGood;
+  if (v == bad) return CsumStatus::kBad;
+  return CsumStatus::kUnknown;
+}
+
+offlab::RxStatus StatusFromFlags(uint64_t f, bool inner_validated) {
+  offlab::RxStatus s;
+  const CsumStatus ip = RxStatus(f, RTE_MBUF_F_RX_IP_CKSUM_MASK, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+                                 RTE_MBUF_F_RX_IP_CKSUM_BAD);
+  const CsumStatus l4 = RxStatus(f, RTE_MBUF_F_RX_L4_CKSUM_MASK, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+                                 RTE_MBUF_F_RX_L4_CKSUM_BAD);
+  if (inner_validated) {
+    s.inner_ip = ip;
+    s.inner_l4 = l4;
+    s.ip = (f & RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD) ? CsumStatus::kBad : CsumStatus::kUnknown;
+    s.l4 = RxStatus(f, RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK, RTE_MBUF_F_RX_OUTER_L4_CKSUM_GOOD,
+                    RTE_MBUF_F_RX_OUTER_L4_CKSUM_BAD);
+  } else {
+    s.ip = ip;
+    s.l4 = l4;
+  }
+  return s;
+}
+
+struct Mismatch {
+  size_t frame;
+  std::string field, expected, actual;
+};
+
+std::string Verdicts(const Bytes& frame) {
+  std::string s;
+  for (const auto& c : offlab::Dissect(frame).checksums) {
+    s += (s.empty() ? "" : " ") + c.layer + (c.depth ? "@" + std::to_string(c.depth) : "") + ":" +
+         offlab::ToString(c.verdict);
+  }
+  return s.empty() ? "-" : s;
+}
+
+/* >8 Check mode. */
+int RunCheck(const Options& opt, const std::vector<replay::Record>& trace, uint16_t port) {
+  const offlab::NicProfile tx_prof = offlab::BuiltinProfile(opt.tx_profile);
+  const offlab::NicProfile rx_prof = offlab::BuiltinProfile(opt.profile);
+
+  /* The prediction: the frames a tx_prof port puts on the wire. */
+  std::vector<Bytes> expected;
+  for (size_t i = 0; i < trace.size(); i++) {
+    if (trace[i].role != replay::Role::kTx) continue;
+    std::vector<std::string> errors;
+    for (const Packet& p :
+         offlab::NetdevSend({trace[i].ToPacket()}, tx_prof.tx_caps, nullptr, &errors)) {
+      for (const Packet& f : offlab::NicTransmit(p, offlab::NicTx::FromProfile(tx_prof))) {
+        expected.push_back(f.bytes());
+      }
+    }
+  }
+  /* The trace's own RX expectations for this profile, by wire-record order. */
+  std::vector<const replay::RxReport*> stated;
+  for (const replay::Record& r : trace) {
+    if (r.role != replay::Role::kWire) continue;
+    auto it = r.rx.find(rx_prof.name);
+    stated.push_back(it == r.rx.end() ? nullptr : &it->second);
+  }
+
+  /* Receive until every expected frame is in or the port stays idle. */
+  std::vector<std::pair<Bytes, uint64_t>> got;
+  rte_mbuf* bufs[kMaxBurst];
+  const uint64_t hz = rte_get_tsc_hz();
+  uint64_t last = rte_get_tsc_cycles();
+  while (true) {
+    const uint16_t n = rte_eth_rx_burst(port, 0, bufs, kMaxBurst);
+    for (uint16_t k = 0; k < n; k++) {
+      Bytes b(rte_pktmbuf_pkt_len(bufs[k]));
+      const void* d = rte_pktmbuf_read(bufs[k], 0, static_cast<uint32_t>(b.size()), b.data());
+      if (d != b.data()) std::memcpy(b.data(), d, b.size());
+      got.emplace_back(std::move(b), bufs[k]->ol_flags);
+      rte_pktmbuf_free(bufs[k]);
+    }
+    if (n) last = rte_get_tsc_cycles();
+    if (got.size() >= expected.size() && n == 0) break;
+    if (rte_get_tsc_cycles() - last > hz * opt.timeout_ms / 1000) break;
+  }
+
+  /* Compare, frame by frame. */
+  std::vector<Mismatch> bad;
+  const size_t count = std::max(expected.size(), got.size());
+  for (size_t j = 0; j < count; j++) {
+    if (j >= got.size()) {
+      bad.push_back({j + 1, "frame", std::to_string(expected[j].size()) + " B", "not received"});
+      continue;
+    }
+    const auto& [bytes, flags] = got[j];
+    if (j >= expected.size()) {
+      bad.push_back({j + 1, "frame", "none", "unexpected " + std::to_string(bytes.size()) + " B"});
+      continue;
+    }
+    if (bytes != expected[j]) {
+      size_t at = 0;
+      while (at < bytes.size() && at < expected[j].size() && bytes[at] == expected[j][at]) at++;
+      bad.push_back({j + 1, "bytes (first difference at " + std::to_string(at) + ")",
+                     std::to_string(expected[j].size()) + " B " + Verdicts(expected[j]),
+                     std::to_string(bytes.size()) + " B " + Verdicts(bytes)});
+    }
+    /* What a receiving NIC of rx_prof reports for the bytes that arrived. */
+    offlab::RxStatus want;
+    offlab::NicReceive(bytes, rx_prof, &want);
+    const offlab::RxValidation& v = rx_prof.rx_for(want.tunnel);
+    const bool inner = want.tunnel != TunnelType::kNone && (v.inner_ip || v.inner_l4);
+    const offlab::RxStatus have = StatusFromFlags(flags, inner);
+    /* DPDK has RX_OUTER_IP_CKSUM_BAD but no "good": a good outer IP header of
+     * a frame validated inside the tunnel reads as unknown. */
+    if (inner && want.ip == CsumStatus::kGood) want.ip = CsumStatus::kUnknown;
+    const replay::RxReport* s = j < stated.size() ? stated[j] : nullptr;
+    auto cmp = [&](const char* field, CsumStatus predicted, CsumStatus actual,
+                   const CsumStatus* st) {
+      if (predicted != actual) {
+        bad.push_back({j + 1, std::string("rx ") + field + " (" + rx_prof.name + ")",
+                       offlab::ToString(predicted), offlab::ToString(actual)});
+      }
+      if (st && *st != actual) {
+        bad.push_back({j + 1, std::string("rx ") + field + " (trace)", offlab::ToString(*st),
+                       offlab::ToString(actual)});
+      }
+    };
+    cmp("ip", want.ip, have.ip, s ? &s->ip : nullptr);
+    cmp("l4", want.l4, have.l4, s ? &s->l4 : nullptr);
+    cmp("inner_ip", want.inner_ip, have.inner_ip, s ? &s->inner_ip : nullptr);
+    cmp("inner_l4", want.inner_l4, have.inner_l4, s ? &s->inner_l4 : nullptr);
+  }
+
+  std::printf("check: %zu frames expected (sent by %s), %zu received, RX profile %s: ",
+              expected.size(), tx_prof.name.c_str(), got.size(), rx_prof.name.c_str());
+  PrintPortStats(port);
+  if (bad.empty()) {
+    std::printf("check: all %zu frames match the prediction\n", got.size());
+    return 0;
+  }
+  std::printf("%-6s %-34s %-40s %s\n", "frame", "field", "expected", "actual");
+  for (const Mismatch& m : bad) {
+    std::printf("%-6zu %-34s %-40s %s\n", m.frame, m.field.c_str(), m.expected.c_str(),
+                m.actual.c_str());
+  }
+  std::printf("check: %zu mismatches\n", bad.size());
+  return 1;
+}
+/* >8 End of check mode. */
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* prog = argv[0];
+  /* Split at `--`: EAL arguments before, the application's after. */
+  int split = argc;
+  for (int i = 1; i < argc; i++) {
+    if (std::strcmp(argv[i], "--") == 0) {
+      split = i;
+      break;
+    }
+  }
+  bool eal_up = false;
+  uint16_t port = RTE_MAX_ETHPORTS;
+  rte_mempool* pool = nullptr;
+  Options opt;
+  int status = 2;
+  try {
+    opt = ParseOptions(argc - split - 1 > 0 ? argc - split - 1 : 0, argv + split + 1, prog);
+
+    /* Validate the input before anything is created. */
+    const std::vector<replay::Record> trace = replay::ReadTrace(opt.trace);
+    if (opt.mode == "check") {
+      offlab::BuiltinProfile(opt.profile);
+      offlab::BuiltinProfile(opt.tx_profile);
+    }
+    std::vector<std::string> eal_args{prog};
+    for (int i = 1; i < split; i++) {
+      std::string a = argv[i];
+      if (a.rfind("--vdev=", 0) == 0) a = "--vdev=" + RewriteDevargs(a.substr(7));
+      if (i > 1 && (std::strcmp(argv[i - 1], "--vdev") == 0 || std::strcmp(argv[i - 1], "-a") == 0))
+        a = RewriteDevargs(a);
+      eal_args.push_back(a);
+    }
+    std::vector<char*> eal_argv;
+    for (std::string& a : eal_args) eal_argv.push_back(a.data());
+    eal_argv.push_back(nullptr);
+
+    /* Initialise the EAL, its log captured. */
+    g_log = open_memstream(&g_log_buf, &g_log_len);
+    if (g_log) rte_openlog_stream(g_log);
+    /* The EAL prints option errors and its usage on stdout/stderr: keep them
+     * for --verbose and the error line. */
+    std::fflush(stdout);
+    std::fflush(stderr);
+    FILE* eal_out = std::tmpfile();
+    const int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
+    if (eal_out) {
+      dup2(fileno(eal_out), STDOUT_FILENO);
+      dup2(fileno(eal_out), STDERR_FILENO);
+    }
+    const int eal_ret = rte_eal_init(static_cast<int>(eal_args.size()), eal_argv.data());
+    const int eal_errno = rte_errno;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    dup2(saved_out, STDOUT_FILENO);
+    dup2(saved_err, STDERR_FILENO);
+    close(saved_out);
+    close(saved_err);
+    std::string eal_text;
+    if (eal_out) {
+      std::rewind(eal_out);
+      char line[512];
+      while (std::fgets(line, sizeof(line), eal_out)) eal_text += line;
+      std::fclose(eal_out);
+    }
+    if (opt.verbose) std::fputs(eal_text.c_str(), stderr);
+    if (eal_ret < 0) {
+      rte_errno = eal_errno;
+      std::string why = LastLogLine();
+      /* getopt's complaint names the offending option: prefer it. */
+      for (size_t at = 0; at < eal_text.size();) {
+        size_t nl = eal_text.find('\n', at);
+        if (nl == std::string::npos) nl = eal_text.size();
+        std::string l = eal_text.substr(at, nl - at);
+        if (l.find("option") != std::string::npos) {
+          size_t colon = l.find(": ");
+          why = colon == std::string::npos ? l : l.substr(colon + 2);
+          break;
+        }
+        at = nl + 1;
+      }
+      throw Error(std::string("EAL initialisation failed: ") + rte_strerror(rte_errno) +
+                  (why.empty() ? "" : " (" + why + ")"));
+    }
+    eal_up = true;
+    port = ResolvePort(opt.port);
+
+    /* One mempool: the templates or the received frames, plus the rings. */
+    size_t frames = 0;
+    for (const replay::Record& r : trace) frames += r.role == replay::Role::kTx ? 64 : 1;
+    const unsigned nb = static_cast<unsigned>(std::min<size_t>(frames + 8191, 65535));
+    pool = rte_pktmbuf_pool_create("replay_pool", nb, kMbufCache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                   rte_socket_id());
+    if (!pool) throw Error(std::string("cannot create the mbuf pool: ") + rte_strerror(rte_errno));
+    uint32_t caps = 0;
+    bool multi_seg = false;
+    PortInit(port, pool, &caps, &multi_seg);
+
+    status = opt.mode == "tx" ? RunTx(opt, trace, port, pool, caps, multi_seg)
+                              : RunCheck(opt, trace, port);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "offlab-hw-replay: error: %s\n", e.what());
+    status = 2;
+  }
+
+  /* Clean up: stop and close the port (the pcap PMD closes its files). */
+  if (port < RTE_MAX_ETHPORTS) {
+    rte_eth_dev_stop(port);
+    rte_eth_dev_close(port);
+  }
+  if (eal_up) rte_eal_cleanup();
+  if (opt.verbose) DumpLog();
+  if (status == 2) {
+    Discard();
+  } else {
+    try {
+      Publish();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "offlab-hw-replay: error: %s\n", e.what());
+      Discard();
+      status = 2;
+    }
+  }
+  (void)pool;
+  return status;
+}

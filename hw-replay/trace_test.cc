@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+
+/*
+ * The C++ trace reader of hw-replay on the committed sample traces and on
+ * broken files. Expected values are derived by hand from the samples'
+ * construction (python/offlab/samples.py) and docs/trace-format.md.
+ */
+
+#include "trace.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "offlab/error.h"
+
+namespace offlab::replay {
+namespace {
+
+const std::string kTraces = OFFLAB_TRACES_DIR;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string WriteTemp(const std::string& name, const std::string& bytes) {
+  std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST(ReplayTrace, TcpPartialSample) {
+  auto t = ReadTrace(kTraces + "/tcp-partial.pcapng");
+  ASSERT_EQ(t.size(), 2u);
+  const Record& tx = t[0];
+  EXPECT_EQ(tx.role, Role::kTx);
+  // Ethernet 14 + IPv4 20 + TCP 20 + 64 bytes of payload.
+  EXPECT_EQ(tx.frame.size(), 118u);
+  // IP partial (bits 4, 7), L4 partial (bits 3, 8), L4 protocol TCP (bit 9).
+  EXPECT_EQ(tx.offloads, (1u << 4) | (1u << 7) | (1u << 3) | (1u << 8) | (1u << 9));
+  EXPECT_EQ(tx.tso_segsz, 0);
+  EXPECT_EQ(tx.ofs[0], 14);
+  EXPECT_EQ(tx.ofs[1], 34);
+  EXPECT_EQ(tx.ofs[2], kNoOffset);
+  Packet p = tx.ToPacket();
+  EXPECT_EQ(p.offloads.l4(), CsumStatus::kPartial);
+  EXPECT_EQ(p.offloads.l4_proto(), L4Proto::kTcp);
+
+  const Record& wire = t[1];
+  EXPECT_EQ(wire.role, Role::kWire);
+  EXPECT_EQ(wire.of, 0);
+  EXPECT_EQ(wire.profile, "pcap");
+  ASSERT_EQ(wire.rx.count("pcap"), 1u);
+  EXPECT_EQ(wire.rx.at("pcap").ip, CsumStatus::kUnknown);
+}
+
+TEST(ReplayTrace, VxlanTsoSample) {
+  auto t = ReadTrace(kTraces + "/vxlan-tso-partial.pcapng");
+  ASSERT_EQ(t.size(), 4u);  // the TSO packet and its three segments
+  EXPECT_EQ(t[0].tso_segsz, 1000);
+  // Outer Ethernet 14, IPv4 20, UDP 8 + VXLAN 8, inner Ethernet 14, IPv4 20.
+  EXPECT_EQ(t[0].ofs[0], 14);
+  EXPECT_EQ(t[0].ofs[1], 34);
+  EXPECT_EQ(t[0].ofs[2], 50);
+  EXPECT_EQ(t[0].ofs[3], 64);
+  EXPECT_EQ(t[0].ofs[4], 84);
+  EXPECT_EQ(t[0].ToPacket().offloads.tunnel(), TunnelType::kVxlan);
+  // 2900 payload bytes in 1000-byte segments: 1000, 1000, 900 + 104 bytes of headers.
+  EXPECT_EQ(t[1].frame.size(), 1104u);
+  EXPECT_EQ(t[3].frame.size(), 1004u);
+}
+
+TEST(ReplayTrace, BrokenFilesNameTheProblem) {
+  const std::string good = Slurp(kTraces + "/tcp-partial.pcapng");
+  auto fails = [](const std::string& path, const std::string& what) {
+    try {
+      ReadTrace(path);
+      ADD_FAILURE() << path << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  fails(kTraces + "/does-not-exist.pcapng", "No such file");
+  fails(WriteTemp("short.pcapng", good.substr(0, good.size() - 8)), "truncated block");
+  fails(WriteTemp("garbage.pcapng", "hello, not a capture"), "not a pcapng");
+  std::string bad_json = good;
+  size_t at = bad_json.find("offlab {");
+  bad_json[at + 8] = '[';
+  fails(WriteTemp("json.pcapng", bad_json), "packet 1: comment is not JSON");
+  std::string bad_role = good;
+  at = bad_role.find("\"tx\"");
+  bad_role.replace(at, 4, "\"tz\"");
+  fails(WriteTemp("role.pcapng", bad_role), "packet 1: role must be");
+}
+
+}  // namespace
+}  // namespace offlab::replay
