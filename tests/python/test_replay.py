@@ -158,12 +158,21 @@ def test_bad_checksum_stays_bad_byte_for_byte(tmp_path: Path) -> None:
 def test_verifier_counterexamples_replay_to_the_pcap_prediction(tmp_path: Path) -> None:
     vout = tmp_path / "verify"
     res = subprocess.run(
-        [*VERIFY, "--profile", "e810", "--no-lemmas", "--out", str(vout)],
+        [
+            *VERIFY,
+            "--profile",
+            "e810",
+            "--inject",
+            "intel-outer-udp-unseeded",
+            "--no-lemmas",
+            "--out",
+            str(vout),
+        ],
         capture_output=True,
         text=True,
         check=False,
     )
-    assert res.returncode == 1, res.stderr  # the E810 seed quirk is a real finding
+    assert res.returncode == 1, res.stdout + res.stderr  # the pre-fix DPDK seed quirk is found
     paths = sorted(vout.glob("*.pcapng"))
     assert len(paths) >= 2
     for path in paths:
