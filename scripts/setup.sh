@@ -45,8 +45,8 @@ fi
 
 # Reinstall the package only when its sources changed since the last install.
 stamp=.venv/.offlab-installed
-digest=$(git ls-files -s -- pyproject.toml CMakeLists.txt models python sim 2>/dev/null | sha256sum | cut -d' ' -f1)
-if [ -z "$(git status --porcelain -- pyproject.toml CMakeLists.txt models python sim 2>/dev/null)" ] \
+digest=$(git ls-files -s -- pyproject.toml CMakeLists.txt models python sim verify 2>/dev/null | sha256sum | cut -d' ' -f1)
+if [ -z "$(git status --porcelain -- pyproject.toml CMakeLists.txt models python sim verify 2>/dev/null)" ] \
    && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
   say "offlab package up to date"
 else

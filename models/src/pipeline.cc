@@ -165,6 +165,16 @@ Pipeline::Port& Pipeline::PortRef(uint32_t ofport) {
 
 uint32_t Pipeline::PortCaps(const std::string& name) const { return PortByName(name).tx.caps; }
 
+void ComposeBadIpCsum(Packet& p) {
+  Packet located = p;
+  Parse(located);
+  const uint8_t* ip = located.l3();
+  if (!ip || (ip[0] >> 4) != 4) throw Error("bad_ip_csum: the frame has no IPv4 header");
+  p.data()[located.l3_ofs + hdr::kIpv4CsumOfs + 1] ^= 1;
+  // d49994634: the composer called the predicate, not the setter.
+  if (!Faults::On(Fault::kComposeBadCsumNoStatus)) p.offloads.set_ip(CsumStatus::kBad);
+}
+
 std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
                                     const RxMeta& meta) {
   const Port& port = PortByName(name);
@@ -183,15 +193,7 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
   if (meta.ip) p.offloads.set_ip(*meta.ip);
   if (meta.l4) p.offloads.set_l4(*meta.l4);
   if (meta.tso_segsz) p.tso_segsz = meta.tso_segsz;
-  if (meta.bad_ip_csum) {
-    Packet located = p;
-    Parse(located);
-    const uint8_t* ip = located.l3();
-    if (!ip || (ip[0] >> 4) != 4) throw Error("bad_ip_csum: the frame has no IPv4 header");
-    p.data()[located.l3_ofs + hdr::kIpv4CsumOfs + 1] ^= 1;
-    // d49994634: the composer called the predicate, not the setter.
-    if (!Faults::On(Fault::kComposeBadCsumNoStatus)) p.offloads.set_ip(CsumStatus::kBad);
-  }
+  if (meta.bad_ip_csum) ComposeBadIpCsum(p);
   p.md.in_port = port.ofport;
   Process(p, 0, true, 0);
   return sent_;

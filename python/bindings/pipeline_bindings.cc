@@ -294,6 +294,10 @@ void BindPipeline(py::module_& m) {
   m.def("vnet_complete", &VnetCompleteCsum, py::arg("packet"), py::arg("header"),
         "What the kernel does with NEEDS_CSUM.");
 
+  m.def("compose_bad_ip_csum", &ComposeBadIpCsum, py::arg("packet"),
+        "flow_compose --bad-csum: corrupts the IPv4 checksum (XOR 1) and sets the IP status "
+        "bad.");
+
   // The pipeline.
   py::class_<RxMeta>(m, "RxMeta", "Metadata a virtual NIC passes with a received frame.")
       .def(py::init([](std::optional<CsumStatus> ip, std::optional<CsumStatus> l4,

@@ -11,7 +11,9 @@
 #include <string>
 
 #include "offlab/bytes.h"
+#include "offlab/error.h"
 #include "offlab/faults.h"
+#include "offlab/packet.h"
 #include "offlab/pipeline.h"
 #include "ovs_frames.h"
 
@@ -437,6 +439,27 @@ TEST(OvsCompose, BadCsumSetsBadStatus) {
     // Fixed: dropped on the flag alone. Seeded bug: unknown status, so checked first.
     EXPECT_EQ(br.counters().Get("native_tnl_l3csum_checked"), fault ? 1u : 0u);
   }
+}
+
+// The composer on its own (what `offlab verify` runs as its compose_bad
+// source): OVS flips the low bit of the IPv4 checksum, 433c -> 433d in the
+// tcp-csum-offload frame, and marks the header bad; the layer offsets of the
+// packet are left alone. Without an IPv4 header there is nothing to corrupt.
+TEST(OvsCompose, BadIpCsumFlipsTheLowBitAndFlagsBad) {
+  for (bool fault : {false, true}) {
+    SCOPED_TRACE(fault ? "fault" : "fixed");
+    std::unique_ptr<ScopedFault> f;
+    if (fault) f = std::make_unique<ScopedFault>(Fault::kComposeBadCsumNoStatus);
+    Packet p(FromHex(kG));
+    p.offloads.set_l4(CsumStatus::kGood);
+    ComposeBadIpCsum(p);
+    EXPECT_EQ(ToHex(p.data(), p.size()), Replace(kG, "433c", "433d"));
+    EXPECT_EQ(p.offloads.ip(), fault ? CsumStatus::kUnknown : CsumStatus::kBad);
+    EXPECT_EQ(p.offloads.l4(), CsumStatus::kGood);
+    EXPECT_EQ(p.l3_ofs, kNoOffset);
+  }
+  Packet arp(FromHex("ffffffffffff0a8f394fe0730806" + std::string(56, '0')));
+  EXPECT_THROW(ComposeBadIpCsum(arp), Error);
 }
 
 }  // namespace

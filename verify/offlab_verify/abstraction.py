@@ -64,16 +64,19 @@ class State:
     g_l4: int = 0
     g_oip: int = 0  # ghost: the outer IP / L4 of a packet received encapsulated was bad
     g_ol4: int = 0
+    k_ip: int = 0  # ghost: the ingress source knows the original IP / L4 checksum is bad
+    k_l4: int = 0  # (a NIC flagged it bad, or the composer broke it on purpose)
     v_untrusted: int = 0  # sticky: a validating operation passed an unverified wrong checksum
     v_stale: int = 0  # sticky: decapsulation left offload bits behind
     v_nic: int = 0  # sticky: an offload was requested that the NIC does not advertise
     v_fixbad: int = 0  # sticky: a bad status became good or partial
     v_assert: int = 0  # sticky: a partial checksum the datapath could not finish
     v_premise: int = 0  # a TSO packet whose L4 is not partial or whose IP is not trusted
+    v_stage: int = 0  # sticky: a checksum judged by a stage OVS does not give it to (ipf)
 
     def describe(self) -> str:
         if self.phase == DROPPED:
-            return "dropped"
+            return "dropped" + (", judged by the wrong stage" if self.v_stage else "")
         parts = []
         if self.phase == WIRE:
             parts.append("on the wire")
@@ -95,6 +98,13 @@ class State:
                 "bad on ingress: "
                 + "+".join(n for n, g in (("ip", self.g_ip), ("l4", self.g_l4)) if g)
             )
+        if self.k_ip or self.k_l4:
+            parts.append(
+                "known bad at the source: "
+                + "+".join(n for n, k in (("ip", self.k_ip), ("l4", self.k_l4)) if k)
+            )
+        if self.v_stage:
+            parts.append("judged by the wrong stage")
         return ", ".join(parts)
 
 
@@ -196,6 +206,7 @@ def wire(frames: list[bytes], ghost: State, encap: int, violation: bool) -> Stat
         v_nic=int(ghost.v_nic or violation),
         v_fixbad=ghost.v_fixbad,
         v_assert=ghost.v_assert,
+        v_stage=ghost.v_stage,
     )
 
 
@@ -209,6 +220,7 @@ def dropped(ghost: State) -> State:
         v_nic=ghost.v_nic,
         v_fixbad=ghost.v_fixbad,
         v_assert=ghost.v_assert,
+        v_stage=ghost.v_stage,
     )
 
 

@@ -2,7 +2,8 @@
 the packet after every operation (``step`` records), the packet handed to the
 egress (a ``tx`` record that hw-replay replays) and what the NIC put on the wire
 (``wire`` records), each with a JSON comment (`offlab {...}`) holding the
-operation, the offloads word and tso_segsz, so that Wireshark shows them and
+operation, the offloads word, tso_segsz and the coverage counters it moved, so
+that Wireshark shows them and
 offlab's simulator and replayer can read them."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import offlab
 from offlab import trace as trace_format
 
 from .abstraction import State
-from .extract import Config, Extraction, apply
+from .extract import Config, Extraction, apply_counted
 
 
 @dataclass
@@ -27,6 +28,8 @@ class Step:
     role: str = "step"
     # tx records: the layer offsets of the packet (trace.offsets).
     ofs: dict[str, int | None] = field(default_factory=dict)
+    # The coverage counters the operation moved (OVS lib/coverage.h names).
+    counters: dict[str, int] = field(default_factory=dict)
 
 
 def replay(
@@ -68,7 +71,19 @@ def replay(
                     offlab.vnet_complete(q, offlab.vnet_transmit(q))
                     frames = [q]
                 else:
-                    frames, _ = offlab.nic_transmit(q, nic)
+                    try:
+                        frames, _ = offlab.nic_transmit(q, nic)
+                    except offlab.OfflabError as e:
+                        steps.append(
+                            Step(
+                                f"send: the NIC cannot finish it ({e})",
+                                q.bytes(),
+                                q.offloads.word,
+                                q.tso_segsz,
+                                expected.describe(),
+                            )
+                        )
+                        continue
                 for f in frames:
                     steps.append(
                         Step(
@@ -81,16 +96,23 @@ def replay(
                         )
                     )
             break
-        q, nxt = apply(op, pkt, state, ex.config)
+        q, nxt, counts = apply_counted(op, pkt, state, ex.config)
         if q is None:
             steps.append(
                 Step(
-                    f"{op}: dropped", pkt.bytes(), pkt.offloads.word, pkt.tso_segsz, nxt.describe()
+                    f"{op}: dropped",
+                    pkt.bytes(),
+                    pkt.offloads.word,
+                    pkt.tso_segsz,
+                    nxt.describe(),
+                    counters=counts,
                 )
             )
             break
         pkt, state = q, nxt
-        steps.append(Step(op, pkt.bytes(), pkt.offloads.word, pkt.tso_segsz, nxt.describe()))
+        steps.append(
+            Step(op, pkt.bytes(), pkt.offloads.word, pkt.tso_segsz, nxt.describe(), counters=counts)
+        )
     return steps
 
 
@@ -107,6 +129,8 @@ def to_records(steps: list[Step], header: dict[str, str]) -> list[trace_format.R
             "tso_segsz": s.tso_segsz,
             "state": s.state,
         }
+        if s.counters:
+            meta["counters"] = s.counters
         if s.role == "tx":
             tx_index = i
             meta["ofs"] = s.ofs

@@ -183,6 +183,8 @@ def initial_witnesses() -> dict[State, list[Witness]]:
                 ghost = State(
                     g_ip=int(not ip_ok and ip_st in (UNKNOWN, BAD)),
                     g_l4=int(not l4_ok and l4_st in (UNKNOWN, BAD)),
+                    k_ip=int(ip_st == BAD),
+                    k_l4=int(l4_st == BAD),
                 )
                 add(p, bytes(f), ghost, 0)
     # IPv6 packets: no IP checksum, L4 statuses as above.
@@ -196,7 +198,10 @@ def initial_witnesses() -> dict[State, list[Witness]]:
             for l4_st in _truthful(l4_ok):
                 p = offlab.Packet(bytes(f))
                 p.offloads.set_status(Level.OUTER, Csum.L4, _ST[l4_st])
-                add(p, bytes(f), State(g_l4=int(not l4_ok and l4_st in (UNKNOWN, BAD))), 0)
+                ghost = State(
+                    g_l4=int(not l4_ok and l4_st in (UNKNOWN, BAD)), k_l4=int(l4_st == BAD)
+                )
+                add(p, bytes(f), ghost, 0)
     # Tunnel packets from the wire, outer statuses from an honest NIC (OVS keeps
     # no inner status on receive).
     for ttype, csum, inner_ok, corrupt in itertools.product(
@@ -274,6 +279,18 @@ def _enabled(op: str, s: State) -> bool:
         return False
     if op in ("parse", "parse_simple"):
         return True
+    if op == "compose_bad":
+        # netdev-dummy/receive --bad-csum: a dummy port without an IP receive
+        # option composes an IPv4 packet whose header it then breaks on purpose.
+        return (
+            not s.parsed
+            and not s.encap
+            and not s.ipv6
+            and not s.tso
+            and s.ip_o == UNKNOWN
+            and s.ok_ip_o == 1
+            and not s.k_ip
+        )
     if not s.parsed:
         return False
     if op == "set_l3":
@@ -296,16 +313,46 @@ def _validation_breach(s: State, with_gre: bool) -> bool:
     return ip or l4 or (with_gre and not s.ok_gre)
 
 
+Counts = dict[str, int]
+
+
 def apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Packet | None, State]:
     """Runs one datapath operation on a copy of `p`; returns (packet or None, successor).
     A partial checksum the datapath cannot finish (OVS asserts) ends the packet."""
+    q, t, _ = apply_counted(op, p, s, cfg)
+    return q, t
+
+
+def apply_counted(
+    op: str, p: offlab.Packet, s: State, cfg: Config
+) -> tuple[offlab.Packet | None, State, Counts]:
+    """As apply(), with the coverage counters the operation moved."""
+    counts: Counts = {}
     try:
-        return _apply(op, p, s, cfg)
+        q, t = _apply(op, p, s, cfg, counts)
     except offlab.OfflabError:
-        return None, replace(dropped(s), v_assert=1)
+        return None, replace(dropped(s), v_assert=1), counts
+    return q, t, counts
 
 
-def _apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Packet | None, State]:
+def _add(into: Counts, more: dict[str, int]) -> None:
+    for k, n in more.items():
+        into[k] = into.get(k, 0) + n
+
+
+def _misjudged(s: State, counts: Counts) -> bool:
+    """P8 on one conntrack run over a packet that is not a fragment (the alphabet
+    has none): ipf (ipf_is_valid_v4_frag) must leave it alone, and when its IPv4
+    checksum is one conntrack has to refuse, conntrack must be the one counting it."""
+    if any(k.startswith("ipf_") for k in counts):
+        return True
+    refuse = not s.ipv6 and (s.ip_o == BAD or (s.ip_o == UNKNOWN and not s.ok_ip_o))
+    return refuse and not counts.get("conntrack_l3csum_err")
+
+
+def _apply(
+    op: str, p: offlab.Packet, s: State, cfg: Config, counts: Counts
+) -> tuple[offlab.Packet | None, State]:
     q = p.copy()
     encap = s.encap
     if op == "set_l3":
@@ -317,11 +364,13 @@ def _apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Pac
             ("2001:db8::2", "2001:db8::1") if cfg.ipv6_underlay else ("1.1.2.92", "1.1.2.88")
         )
         tnl = offlab.TunnelConfig(op[5:], remote_ip=remote, local_ip=local, key=9, csum=cfg.csum)
-        (q,), _ = offlab.push_header([q], tnl)
+        (q,), c = offlab.push_header([q], tnl)
+        _add(counts, c)
         encap = 1
         s = replace(s, g_oip=0, g_ol4=0)
     elif op == "pop":
-        ok, _, _ = offlab.pop_header(q)
+        ok, _, c = offlab.pop_header(q)
+        _add(counts, c)
         breach = _validation_breach(s, True)
         if not ok:
             return None, dropped(s)
@@ -337,7 +386,9 @@ def _apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Pac
         encap = 0
     elif op in ("ct", "ct_nat"):
         ct = offlab.Conntrack()
-        out, _ = ct.execute(q, commit=True, nat_dst="10.0.0.9" if op == "ct_nat" else None)
+        out, c = ct.execute(q, commit=True, nat_dst="10.0.0.9" if op == "ct_nat" else None)
+        _add(counts, c)
+        s = replace(s, v_stage=int(s.v_stage or _misjudged(s, c)))
         if not out or offlab.ct_state(out[0]) & (1 << 4):  # invalid: the flow drops it
             return None, dropped(s)
         q = out[0]
@@ -347,7 +398,9 @@ def _apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Pac
         # answers with an ICMP error quoting it, received with this packet's IP
         # status claim, and ct(nat) translates the quoted headers back.
         ct = offlab.Conntrack()
-        out, _ = ct.execute(q, commit=True, nat_dst="10.0.0.9")
+        out, c = ct.execute(q, commit=True, nat_dst="10.0.0.9")
+        _add(counts, c)
+        s = replace(s, v_stage=int(s.v_stage or _misjudged(s, c)))
         if not out or offlab.ct_state(out[0]) & (1 << 4):
             return None, dropped(s)
         sent = out[0]
@@ -355,11 +408,17 @@ def _apply(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Pac
         err = offlab.Packet(_icmp_error(sent.bytes()))
         offlab.parse(err)
         err.offloads.set_status(Level.OUTER, Csum.IP, _ST[s.ip_o])
-        back, _ = ct.execute(err, commit=False, nat=True)
+        err_state = abstract(err, State(), 0, 1)
+        back, c = ct.execute(err, commit=False, nat=True)
+        _add(counts, c)
+        s = replace(s, v_stage=int(s.v_stage or _misjudged(err_state, c)))
         if not back or not offlab.ct_state(back[0]) & (1 << 2):  # must be related
             return None, dropped(s)
         q = back[0]
-        s = replace(s, g_ip=0, g_l4=0)
+        s = replace(s, g_ip=0, g_l4=0, k_ip=0, k_l4=0)
+    elif op == "compose_bad":
+        offlab.compose_bad_ip_csum(q)
+        s = replace(s, g_ip=1, k_ip=1)
     elif op == "parse":
         offlab.parse(q)
     elif op == "parse_simple":
@@ -382,6 +441,7 @@ DATAPATH_OPS = (
     "parse",
     "parse_simple",
     "icmp_error",
+    "compose_bad",
 )
 
 
@@ -403,7 +463,11 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
             offlab.vnet_complete(q, hdr)
             frames.append(q.bytes())
             continue
-        out, v = offlab.nic_transmit(q, nic)
+        try:
+            out, v = offlab.nic_transmit(q, nic)
+        except offlab.OfflabError:
+            # The NIC cannot finish a partial checksum it was handed (no such header).
+            return replace(dropped(s), v_assert=1)
         violation |= bool(v)
         frames.extend(f.bytes() for f in out)
     return wire(frames, s, s.encap, violation)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import z3
 
-from .abstraction import DATAPATH, GOOD, WIRE
+from .abstraction import BAD, DATAPATH, GOOD, WIRE
 
 Vars = dict[str, z3.ArithRef]
 
@@ -65,6 +65,14 @@ def _p3(v: Vars) -> z3.BoolRef:
     return L.Or(*[L.And(in_dp, v[st] == GOOD, v[ok] == 0) for st, ok in pairs])
 
 
+def _p7(v: Vars) -> z3.BoolRef:
+    in_dp = v["phase"] == DATAPATH
+    return L.Or(
+        L.And(in_dp, v["k_ip"] == 1, _orig(v, "ip_i", "ip_o") != BAD),
+        L.And(in_dp, v["k_l4"] == 1, _orig(v, "l4_i", "l4_o") != BAD),
+    )
+
+
 @dataclass(frozen=True)
 class Property:
     key: str
@@ -80,6 +88,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property("P4", "unknown is never trusted (decap, conntrack)", lambda v: v["v_untrusted"] == 1),
     Property("P5", "nothing stale survives decap", lambda v: v["v_stale"] == 1),
     Property("P6", "offload requests within NIC capabilities", lambda v: v["v_nic"] == 1),
+    Property("P7", "bad stays flagged from the source (compose, NIC)", _p7),
+    Property("P8", "each check by its stage (ipf: fragments only)", lambda v: v["v_stage"] == 1),
     Property(
         "PREMISE", "a TSO packet's L4 is partial, its IP trusted", lambda v: v["v_premise"] == 1
     ),

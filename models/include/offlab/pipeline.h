@@ -55,6 +55,12 @@ struct RxMeta {
   bool bad_ip_csum = false;
 };
 
+// flow_compose() with --bad-csum (netdev-dummy/receive ... --bad-csum): the
+// IPv4 header checksum of the frame is corrupted (XOR 1) and the IP status set
+// bad, leaving layer offsets as they were. Throws offlab::Error if the frame
+// has no IPv4 header.
+void ComposeBadIpCsum(Packet& p);
+
 // One frame put on the wire by a port's NIC.
 struct Sent {
   std::string port;

@@ -6,7 +6,7 @@ import collections.abc
 import typing
 from . import checksum
 from . import caps
-__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'VnetHdr', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'fault_project', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name', 'vnet_complete', 'vnet_transmit']
+__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'VnetHdr', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'compose_bad_ip_csum', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'fault_project', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name', 'vnet_complete', 'vnet_transmit']
 class OfflabError(ValueError):
     pass
 class CsumStatus:
@@ -699,6 +699,10 @@ def builtin_profile_names() -> list[str]:
     ...
 def clear_faults() -> None:
     ...
+def compose_bad_ip_csum(packet: Packet) -> None:
+    """
+    flow_compose --bad-csum: corrupts the IPv4 checksum (XOR 1) and sets the IP status bad.
+    """
 def ct_state(packet: Packet) -> int:
     ...
 def disable_fault(arg0: str) -> None:
