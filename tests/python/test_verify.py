@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import z3
 
+import offlab
+
 pytest.importorskip("offlab_verify")
 
 from offlab_verify import lemmas
@@ -89,7 +91,8 @@ def test_default_core_proved_everywhere(tmp_path: Path) -> None:
     # driver's tx_prepare seeds the outer UDP checksum field (DPDK f876dbef0809).
     assert [r for r in res["results"] if r["verdict"] != "PROVED"] == []
     assert code == 0
-    assert len(res["results"]) == 11 * 2 * 7
+    # P1-P8 and the premise.
+    assert len(res["results"]) == 11 * 2 * 9
     assert all(lm["verdict"] == "PROVED" for lm in res["lemmas"])
     # Coverage of the extracted relation is not trivial.
     for c in res["coverage"]:
@@ -147,6 +150,8 @@ def test_intel_outer_udp_unseeded_fails_p2_on_e810_only(tmp_path: Path) -> None:
         ("decap-rechecks-bad", "P4", "pcap"),
         ("ct-skips-unknown-ip-check", "P4", "pcap"),
         ("intel-outer-udp-unseeded", "P2", "e810"),
+        ("compose-bad-csum-no-status", "P7", "pcap"),
+        ("ipf-checks-non-fragments", "P8", "pcap"),
     ],
 )
 def test_seeded_bug_is_found_with_a_replayable_counterexample(
@@ -171,10 +176,85 @@ def test_seeded_bug_is_found_with_a_replayable_counterexample(
             or any(v.correct is False for f in wire for v in verdicts(f))
             or any(not quoted_header_ok(f) for f in wire)
         )
+    elif prop == "P7":
+        check_compose_counterexample(steps, bug)
+    elif prop == "P8":
+        check_ipf_counterexample(steps, bug)
     else:
         # A validating operation let through a checksum it had to refuse.
         assert not any("dropped" in op for op in ops)
         assert ops[-1] in ("pop", "ct")
+
+
+# OVS lib/dp-packet.h: DP_PACKET_OL_RX_IP_CKSUM_BAD is bit 4, ..._GOOD bit 7
+# (docs/trace-format.md); both clear is "unknown".
+IP_BAD, IP_GOOD = 1 << 4, 1 << 7
+
+
+def ipv4_checksum_ok(frame: bytes) -> bool:
+    (v,) = [v for v in verdicts(frame) if v.layer == "ip" and v.depth == 0]
+    return bool(v.correct)
+
+
+def check_compose_counterexample(steps: list[tuple[bytes, dict]], bug: str) -> None:
+    """flow_compose --bad-csum flips the low bit of the IPv4 checksum (OVS XORs it
+    with 1) and must flag the header bad; with the bug the status stays unknown."""
+    (received, rmeta), (composed, cmeta) = steps[0], steps[-1]
+    assert cmeta["op"] == "compose_bad"
+    assert received[12:14] == b"\x08\x00" and ipv4_checksum_ok(received)
+    # The bytes: only the checksum's low bit differs, and scapy finds it wrong.
+    flipped = bytearray(received)
+    flipped[25] ^= 1
+    assert composed == bytes(flipped)
+    assert not ipv4_checksum_ok(composed)
+    # The recorded status word: the broken header is not flagged bad (unknown).
+    assert cmeta["offloads"] & (IP_BAD | IP_GOOD) == 0
+    # Replayed through the core: the same bytes and status with the bug, and a bad
+    # flag without it.
+    for fault, want in ((True, 0), (False, IP_BAD)):
+        offlab.clear_faults()
+        if fault:
+            offlab.enable_fault(bug)
+        try:
+            p = offlab.Packet(received)
+            p.offloads.word = rmeta["offloads"]
+            offlab.compose_bad_ip_csum(p)
+        finally:
+            offlab.clear_faults()
+        assert p.bytes() == composed
+        assert p.offloads.word & (IP_BAD | IP_GOOD) == want
+
+
+def check_ipf_counterexample(steps: list[tuple[bytes, dict]], bug: str) -> None:
+    """ipf_is_valid_v4_frag returns before looking at the checksum of a packet that
+    is not a fragment: conntrack refuses a bad IPv4 header and counts it as
+    conntrack_l3csum_err; with the bug ipf invalidates it as ipf_l3csum_err."""
+    frame, meta = steps[-1]
+    assert meta["op"] == "ct: dropped"
+    # Not a fragment: MF clear and fragment offset 0 (RFC 791), in the bytes.
+    assert frame[12:14] == b"\x08\x00"
+    assert int.from_bytes(frame[20:22], "big") & 0x3FFF == 0
+    # A header conntrack must refuse: flagged bad, or unknown and wrong.
+    ip_bits = meta["offloads"] & (IP_BAD | IP_GOOD)
+    assert ip_bits == IP_BAD or (ip_bits == 0 and not ipv4_checksum_ok(frame))
+    assert meta["counters"].get("ipf_l3csum_err") == 1
+    assert "conntrack_l3csum_err" not in meta["counters"]
+    # Replayed through the core: the counter moves back to conntrack without the bug.
+    for fault, stage in ((True, "ipf_l3csum_err"), (False, "conntrack_l3csum_err")):
+        offlab.clear_faults()
+        if fault:
+            offlab.enable_fault(bug)
+        try:
+            p = offlab.Packet(frame)
+            p.offloads.word = meta["offloads"]
+            offlab.parse(p)
+            out, counters = offlab.Conntrack().execute(p, commit=True)
+        finally:
+            offlab.clear_faults()
+        assert counters.get(stage) == 1, counters
+        other = {"ipf_l3csum_err", "conntrack_l3csum_err"} - {stage}
+        assert not any(counters.get(k) for k in other), counters
+        assert offlab.ct_state(out[0]) & (1 << 4)  # invalid either way: only the stage differs
 
 
 def test_negative_control_false_property_gets_a_counterexample() -> None:
