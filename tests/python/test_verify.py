@@ -257,6 +257,25 @@ def check_ipf_counterexample(steps: list[tuple[bytes, dict]], bug: str) -> None:
         assert offlab.ct_state(out[0]) & (1 << 4)  # invalid either way: only the stage differs
 
 
+def test_nic_that_cannot_finish_a_checksum_is_a_p2_failure_not_an_error(tmp_path: Path) -> None:
+    # With the recirculation bug the E810 is handed an inner UDP checksum request
+    # for a packet whose inner offsets were lost: a partial checksum nobody can
+    # finish (P2), which must be reported as a failure with a counterexample.
+    code, res = verify(
+        "--inject",
+        "recirc-resets-inner-offsets",
+        "--profile",
+        "e810",
+        "--csum",
+        "on",
+        "--no-lemmas",
+        out=tmp_path,
+    )
+    assert code == 1
+    assert ("P2", "FAILED") in {(r["property"], r["verdict"]) for r in res["results"]}
+    assert any(Path(p).name == "P2-e810-csum-on.pcapng" for p in res["counterexamples"])
+
+
 def test_negative_control_false_property_gets_a_counterexample() -> None:
     ex = extract(Config(csum=False))
     # "Nothing bad ever enters" is false: bad packets are received.
