@@ -332,3 +332,21 @@ def test_malformed_profile_file(tmp_path: Path) -> None:
     )
     assert r.returncode == 2
     assert "profile broken" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_negative_control_too_coarse_abstraction_is_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An abstraction that forgets the IP status merges packets whose IP header is
+    # trusted (rewrites leave the checksum to the NIC) with ones it is not (rewrites
+    # update it in the bytes): their witnesses disagree, and extraction must say so.
+    import importlib
+    from dataclasses import replace
+
+    from offlab_verify.extract import TooCoarse
+
+    ex_mod = importlib.import_module("offlab_verify.extract")
+    real = ex_mod.abstract
+    monkeypatch.setattr(ex_mod, "abstract", lambda *a: replace(real(*a), ip_o=0))
+    with pytest.raises(TooCoarse, match="witnesses disagree"):
+        extract(Config(csum=False))
