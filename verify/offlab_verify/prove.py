@@ -69,7 +69,9 @@ def shortest_trace(
     for (s, op), t in edges.items():
         succ.setdefault(s, []).append((op, t))
     parent: dict[State, tuple[State | None, str]] = {s: (None, "receive") for s in init}
-    queue = deque(sorted(init))
+    # Among equally short traces, prefer one from a packet with fewer checksums that
+    # were already bad on ingress: the counterexample then shows the bug, not noise.
+    queue = deque(sorted(init, key=lambda s: (s.g_ip + s.g_l4 + s.g_oip + s.g_ol4, s)))
     while queue:
         s = queue.popleft()
         if s in bad:
