@@ -7,7 +7,7 @@ namespace offlab {
 
 Packet::Packet(const uint8_t* data, size_t len, size_t headroom)
     : buf_(headroom + len), head_(headroom), len_(len) {
-  if (len) std::memcpy(buf_.data() + head_, data, len);
+  if (len && data) std::memcpy(buf_.data() + head_, data, len);  // null: zero-filled
 }
 
 void Packet::ShiftOffsets(long delta) {

@@ -199,6 +199,10 @@ void VmTunnelHelper::ResetStats() {
     m_sinkBase[i] = DynamicCast<PacketSink>(m_sinks.Get(i))->GetTotalRx();
   }
   for (uint32_t h = 0; h < 2; h++) {
+    m_counterBase[h].clear();
+    for (const auto& [k, v] : m_switch[h]->GetCounters().values()) {
+      m_counterBase[h][k] = v;
+    }
     for (uint32_t i = 0; i < m_switch[h]->GetNPmds(); i++) {
       m_switch[h]->GetPmd(i)->ResetStats();
     }
@@ -221,17 +225,45 @@ double VmTunnelHelper::GetGoodput() const {
   return bytes * 8 / span;
 }
 
+namespace {
+
+CoreLoad LoadOf(Ptr<CpuModel> cpu, double span) {
+  CoreLoad l;
+  l.utilisation = cpu->GetUtilisation();
+  l.drops = cpu->GetDrops();
+  if (span > 0) {
+    const CpuWork& w = cpu->GetWork();
+    l.workPerS.packets = w.packets / span;
+    l.workPerS.rxFrames = w.rxFrames / span;
+    l.workPerS.txFrames = w.txFrames / span;
+    l.workPerS.swSegments = w.swSegments / span;
+    l.workPerS.csumBytes = w.csumBytes / span;
+    l.workPerS.copyBytes = w.copyBytes / span;
+    l.cyclesPerS = cpu->Cycles(l.workPerS);
+  }
+  return l;
+}
+
+}  // namespace
+
 HostStats VmTunnelHelper::GetHostStats(uint32_t host) const {
   HostStats st;
   Ptr<OvsSwitch> sw = m_switch[host];
+  const double span = (Simulator::Now() - m_statsStart).GetSeconds();
   for (uint32_t i = 0; i < sw->GetNPmds(); i++) {
-    st.pmdUtilisation.push_back(sw->GetPmd(i)->GetUtilisation());
+    st.pmds.push_back(LoadOf(sw->GetPmd(i), span));
+    st.pmdUtilisation.push_back(st.pmds.back().utilisation);
   }
   for (const auto& g : m_guests[host]) {
-    st.guestUtilisation.push_back(g->GetCpu()->GetUtilisation());
+    st.guests.push_back(LoadOf(g->GetCpu(), span));
+    st.guestUtilisation.push_back(st.guests.back().utilisation);
   }
   for (const auto& [k, v] : sw->GetCounters().values()) {
-    st.counters[k] = v;
+    const auto base = m_counterBase[host].find(k);
+    const uint64_t since = v - (base == m_counterBase[host].end() ? 0 : base->second);
+    if (since) {
+      st.counters[k] = since;
+    }
   }
   st.txFrames = m_nic[host]->GetTxFrames();
   st.rxFrames = m_nic[host]->GetRxFrames();

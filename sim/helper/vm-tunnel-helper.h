@@ -56,9 +56,20 @@ struct TunnelScenario {
   CostModel cost;
 };
 
+/** What one core did in the measurement window, per second of simulated time. */
+struct CoreLoad {
+  double utilisation = 0;  //!< busy fraction, [0, 1]
+  CpuWork workPerS;        //!< items of work per second
+  double cyclesPerS = 0;   //!< what that work costs, before saturation caps it
+  uint64_t drops = 0;      //!< work refused because the core's backlog was full
+};
+
 struct HostStats {
   std::vector<double> pmdUtilisation;
   std::vector<double> guestUtilisation;
+  std::vector<CoreLoad> pmds;
+  std::vector<CoreLoad> guests;
+  /** OVS-style coverage counters: totals since the window opened. */
   std::map<std::string, uint64_t> counters;
   uint64_t txFrames = 0, rxFrames = 0, trains = 0, txDrops = 0, pmdDrops = 0;
   uint64_t groIn = 0, groOut = 0, groNotValidated = 0;
@@ -88,6 +99,7 @@ class VmTunnelHelper {
   std::vector<Ptr<VirtioNetDevice>> m_guests[2];
   ApplicationContainer m_sinks;
   std::vector<uint64_t> m_sinkBase;
+  std::map<std::string, uint64_t> m_counterBase[2];
   Time m_statsStart;
 };
 

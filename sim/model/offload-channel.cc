@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "offload-channel.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "ns3/log.h"
@@ -50,17 +51,25 @@ void OffloadChannel::Transmit(Ptr<OffloadNetDevice> from, Ptr<FrameTrain> train,
   }
   const uint32_t ctx = to->GetNode()->GetId();
   const Time now = Simulator::Now();
-  if (!perFrame) {
+  // Train mode: one event per receive burst, so the host sees frames no
+  // earlier than they arrive and no later than a poll would take them.
+  const std::size_t burst = perFrame ? 1 : std::max<uint32_t>(1, to->GetRxBurst());
+  const std::size_t n = train->frames.size();
+  if (n <= burst) {
     Simulator::ScheduleWithContext(ctx, train->arrivals.back() - now,
                                    &OffloadNetDevice::ReceiveTrain, to, train);
     return;
   }
-  for (std::size_t i = 0; i < train->frames.size(); i++) {
-    Ptr<FrameTrain> one = Create<FrameTrain>();
-    one->frames.push_back(train->frames[i]);
-    one->arrivals.push_back(train->arrivals[i]);
-    Simulator::ScheduleWithContext(ctx, train->arrivals[i] - now, &OffloadNetDevice::ReceiveTrain,
-                                   to, one);
+  for (std::size_t i = 0; i < n; i += burst) {
+    const std::size_t end = std::min(n, i + burst);
+    Ptr<FrameTrain> part = Create<FrameTrain>();
+    part->frames.reserve(end - i);
+    for (std::size_t j = i; j < end; j++) {
+      part->frames.push_back(std::move(train->frames[j]));
+      part->arrivals.push_back(train->arrivals[j]);
+    }
+    Simulator::ScheduleWithContext(ctx, part->arrivals.back() - now,
+                                   &OffloadNetDevice::ReceiveTrain, to, part);
   }
 }
 

@@ -51,6 +51,12 @@ TypeId OffloadNetDevice::GetTypeId() {
                         UintegerValue(8192),
                         MakeUintegerAccessor(&OffloadNetDevice::m_txQueueLimit),
                         MakeUintegerChecker<uint32_t>(1))
+          .AddAttribute("RxBurst",
+                        "Most frames one poll of the receive ring takes (OVS NETDEV_MAX_BURST); "
+                        "a train reaches the host in bursts of this size, each when its last "
+                        "frame has arrived.",
+                        UintegerValue(32), MakeUintegerAccessor(&OffloadNetDevice::m_rxBurst),
+                        MakeUintegerChecker<uint32_t>(1))
           .AddTraceSource("Train", "Frames in each train put on the wire.",
                           MakeTraceSourceAccessor(&OffloadNetDevice::m_trainTrace),
                           "ns3::TracedValueCallback::Uint32");
@@ -208,6 +214,8 @@ void OffloadNetDevice::Deliver(std::vector<std::pair<offlab::Packet, offlab::RxS
     m_handler(std::move(batch), n);
   }
 }
+
+uint32_t OffloadNetDevice::GetRxBurst() const { return m_rxBurst; }
 
 uint64_t OffloadNetDevice::GetTxFrames() const { return m_txFrames; }
 

@@ -50,6 +50,8 @@ class OffloadNetDevice : public OffloadDeviceBase {
 
   /** Called by the channel. */
   void ReceiveTrain(Ptr<FrameTrain> train);
+  /** Most frames one poll of the receive ring takes. */
+  uint32_t GetRxBurst() const;
 
   uint64_t GetTxFrames() const;
   uint64_t GetRxFrames() const;
@@ -80,6 +82,7 @@ class OffloadNetDevice : public OffloadDeviceBase {
   bool m_gro;
   uint32_t m_groMaxBytes;
   uint32_t m_txQueueLimit;
+  uint32_t m_rxBurst;
   PacketHandler m_handler;
 
   std::deque<std::vector<offlab::Sent>> m_txQueue;

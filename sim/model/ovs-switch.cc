@@ -76,7 +76,7 @@ void OvsSwitch::AddVhostPort(const std::string& name, Ptr<VirtioNetDevice> guest
   pc.profile = "virtio";
   Datapath().AddPort(pc);
   m_ports[name] = {nullptr, guest, static_cast<uint32_t>(m_ports.size())};
-  guest->SetHostHandler([this, name](offlab::Bytes frame, offlab::RxMeta meta) {
+  guest->SetHostHandler([this, name](offlab::Packet frame, offlab::RxMeta meta) {
     FromGuest(name, std::move(frame), meta);
   });
 }
@@ -98,8 +98,13 @@ void OvsSwitch::FromNic(const std::string& port, offlab::PacketBatch packets, ui
   Run(port, std::move(packets), w);
 }
 
-void OvsSwitch::FromGuest(const std::string& port, offlab::Bytes frame, offlab::RxMeta meta) {
-  offlab::Packet p(std::move(frame));
+void OvsSwitch::FromGuest(const std::string& port, offlab::Packet p, offlab::RxMeta meta) {
+  // As netdev-dpdk's vhost receive: the frame arrives unparsed, with only
+  // the virtio-net header's metadata.
+  p.ResetOffsets();
+  p.offloads.Reset();
+  p.md = {};
+  p.tso_segsz = 0;
   if (meta.ip) {
     p.offloads.set_ip(*meta.ip);
   }

@@ -60,7 +60,7 @@ class OvsSwitch : public Object {
 
   offlab::Pipeline& Datapath();
   void FromNic(const std::string& port, offlab::PacketBatch packets, uint32_t frames);
-  void FromGuest(const std::string& port, offlab::Bytes frame, offlab::RxMeta meta);
+  void FromGuest(const std::string& port, offlab::Packet frame, offlab::RxMeta meta);
   void Run(const std::string& port, std::vector<offlab::Packet> packets, CpuWork work);
   void Emit(std::vector<offlab::Sent> sent);
 

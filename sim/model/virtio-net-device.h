@@ -28,7 +28,7 @@ class VirtioNetDevice : public OffloadDeviceBase {
   VirtioNetDevice();
 
   /** A frame the guest sends, with the metadata of its virtio-net header. */
-  using HostHandler = std::function<void(offlab::Bytes frame, offlab::RxMeta meta)>;
+  using HostHandler = std::function<void(offlab::Packet frame, offlab::RxMeta meta)>;
   void SetHostHandler(HostHandler handler);
   void SetCpu(Ptr<CpuModel> cpu);
   Ptr<CpuModel> GetCpu() const;
@@ -57,7 +57,7 @@ class VirtioNetDevice : public OffloadDeviceBase {
   void DoDispose() override;
 
  private:
-  void HandUp(Ptr<Packet> frame);
+  void HandUp(Ptr<Packet> packet, uint16_t proto);
   void FlushGro();
   void Receive(const offlab::Packet& p, uint32_t frames, double verifiedBytes);
 

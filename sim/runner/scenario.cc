@@ -249,6 +249,26 @@ Result RunScenario(const Scenario& s, const RunOptions& o) {
   return r;
 }
 
+namespace {
+
+std::string Loads(const std::vector<ns3::CoreLoad>& cores) {
+  std::ostringstream o;
+  o << "[";
+  for (std::size_t i = 0; i < cores.size(); i++) {
+    const ns3::CoreLoad& c = cores[i];
+    const ns3::CpuWork& w = c.workPerS;
+    o << (i ? ", " : "") << "{\"cycles_per_s\": " << Num(c.cyclesPerS) << ", \"drops\": " << c.drops
+      << ", \"per_s\": {\"packets\": " << Num(w.packets) << ", \"rx_frames\": " << Num(w.rxFrames)
+      << ", \"tx_frames\": " << Num(w.txFrames) << ", \"sw_segments\": " << Num(w.swSegments)
+      << ", \"csum_bytes\": " << Num(w.csumBytes) << ", \"copy_bytes\": " << Num(w.copyBytes)
+      << "}}";
+  }
+  o << "]";
+  return o.str();
+}
+
+}  // namespace
+
 std::string ToJson(const Result& r, const Scenario& s) {
   struct {
     const ns3::TunnelScenario& t;
@@ -266,6 +286,7 @@ std::string ToJson(const Result& r, const Scenario& s) {
     o << (h ? "," : "") << "\n    {\"name\": \"host" << h
       << "\", \"pmd_cpu_pct\": " << List(st.pmdUtilisation, 100)
       << ", \"guest_cpu_pct\": " << List(st.guestUtilisation, 100)
+      << ", \"pmd_load\": " << Loads(st.pmds) << ", \"guest_load\": " << Loads(st.guests)
       << ", \"nic\": {\"tx_frames\": " << st.txFrames << ", \"rx_frames\": " << st.rxFrames
       << ", \"trains\": " << st.trains << ", \"tx_drops\": " << st.txDrops
       << ", \"gro_in\": " << st.groIn << ", \"gro_out\": " << st.groOut

@@ -55,6 +55,20 @@ def test_each_ovs_step_takes_work_off_the_sender_pmd() -> None:
     assert before > optimised > hw_tso
 
 
+@pytest.mark.parametrize(
+    "scenario",
+    ["cx6dx-geneve-nocsum", "e810-vxlan-csum", "gre-connectx6dx", "x710-vxlan-csum"],
+)
+def test_hardware_tunnel_tso_leaves_no_software_segmentation(scenario: str) -> None:
+    # Each NIC segments these tunnels itself (tunnel TSO; the E810 also
+    # finishes the outer UDP checksum, the X710 keeps the one OVS computed from
+    # the headers): OVS segments nothing, and the sending PMD spends far less
+    # per bit than with software GSO and software checksums.
+    r = run(scenario)
+    assert "dp_packet_gso" not in r["hosts"][0]["counters"]
+    assert pmd_cycles_per_bit(r) < pmd_cycles_per_bit(run("cx6dx-geneve-csum-before")) / 2
+
+
 def test_vxlan_without_udp_csum_loses_gro_on_a_nic_without_inner_validation() -> None:
     with_csum = run("ixgbe-vxlan-gro-csum")
     without = run("ixgbe-vxlan-gro-nocsum")

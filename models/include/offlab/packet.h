@@ -57,6 +57,7 @@ class Packet {
   static constexpr size_t kDefaultHeadroom = 128;
 
   Packet() : Packet(nullptr, 0) {}
+  // A null `data` gives `len` zero bytes.
   Packet(const uint8_t* data, size_t len, size_t headroom = kDefaultHeadroom);
   explicit Packet(const Bytes& bytes, size_t headroom = kDefaultHeadroom)
       : Packet(bytes.data(), bytes.size(), headroom) {}

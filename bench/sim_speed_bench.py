@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Simulator speed: offlab-sim beside plain ns-3 on the same traffic, in one run.
+
+The traffic: one bulk TCP flow VM to VM over VXLAN on a 10 Gbit/s wire
+(scenario x710-vxlan-nocsum). offlab-sim carries each TSO packet as one
+segment train; the reference is stock ns-3 (point-to-point link, one event per
+frame, bench/plain_ns3_tcp_baseline.cc) with the same TCP (Cubic, 1398-byte
+segments) and the same wire bytes per segment. The reference runs twice: with
+the simulator's socket buffers (16 MB, like for like) and with 256 KB, which
+gives plain ns-3 the same goodput much faster. Prints wall-time ratios and
+goodput differences; absolute times on a shared machine mean little.
+
+    python bench/sim_speed_bench.py [--seconds 10] [--build build]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIO = REPO / "sim" / "scenarios" / "x710-vxlan-nocsum.yaml"
+WARMUP_S = 0.3  # as the scenario's warmup_s
+
+
+def run_sim(build: Path, seconds: float) -> tuple[float, float]:
+    with tempfile.TemporaryDirectory(prefix="offlab-bench-") as out:
+        cmd = [str(build / "bin" / "offlab-sim"), str(SCENARIO), "--duration", str(seconds)]
+        cmd += ["--cost", str(REPO / "sim" / "data" / "cost-model.yaml"), "--out", out]
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - t0
+        return json.loads((Path(out) / "results.json").read_text())["goodput_gbps"], wall
+
+
+def run_plain(build: Path, seconds: float, buffer: int) -> tuple[float, float]:
+    cmd = [str(build / "bench" / "plain_ns3_tcp_baseline"), str(seconds), str(WARMUP_S)]
+    t0 = time.perf_counter()
+    out = subprocess.run([*cmd, str(buffer)], check=True, capture_output=True, text=True).stdout
+    wall = time.perf_counter() - t0
+    m = re.search(r"goodput_gbps=([0-9.]+)", out)
+    if not m:
+        raise SystemExit(f"sim_speed_bench: unexpected output from the reference: {out!r}")
+    return float(m.group(1)), wall
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=10.0, help="simulated seconds per run")
+    ap.add_argument("--build", type=Path, default=REPO / "build")
+    args = ap.parse_args()
+    if args.seconds <= WARMUP_S:
+        print(f"sim_speed_bench: --seconds must exceed the {WARMUP_S} s warm-up", file=sys.stderr)
+        return 2
+    for exe in ("bin/offlab-sim", "bench/plain_ns3_tcp_baseline"):
+        if not (args.build / exe).is_file():
+            print(f"sim_speed_bench: {args.build / exe} is not built", file=sys.stderr)
+            return 2
+
+    sim_gbps, sim_wall = run_sim(args.build, args.seconds)
+    rows = [("offlab-sim (segment trains)", sim_gbps, sim_wall)]
+    for label, buffer in (
+        ("plain ns-3, 16 MB buffers (same TCP)", 16 << 20),
+        ("plain ns-3, 256 KB buffers (tuned)", 256 << 10),
+    ):
+        gbps, wall = run_plain(args.build, args.seconds, buffer)
+        rows.append((label, gbps, wall))
+
+    print(f"{args.seconds:g} simulated seconds of one VXLAN TCP flow on a 10 Gbit/s wire")
+    print(
+        f"{'run':40} {'goodput Gb/s':>12} {'wall s':>9} {'offlab-sim is':>14} {'goodput diff':>13}"
+    )
+    for label, gbps, wall in rows:
+        speed = wall / sim_wall
+        diff = (sim_gbps - gbps) / gbps * 100
+        print(f"{label:40} {gbps:12.3f} {wall:9.1f} {speed:13.1f}x {diff:+12.2f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
