@@ -182,6 +182,7 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
   sent_.clear();
   events_.clear();
   nic_packets_ = 0;
+  tx_calls_ = 0;
   Packet p = Packet(frame);
   if (!port.dummy) {
     HardwareScope hw;
@@ -205,6 +206,7 @@ std::vector<Sent> Pipeline::ReceivePacket(const std::string& name, Packet p) {
   sent_.clear();
   events_.clear();
   nic_packets_ = 0;
+  tx_calls_ = 0;
   p.md.in_port = port.ofport;
   Process(p, 0, true, 0);
   return sent_;
@@ -358,6 +360,8 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
     for (Packet& q : batch) Output(port.underlay, std::move(q), depth);
     return;
   }
+  const uint32_t tx = tx_calls_++;
+  if (tx_tap_) tx_tap_(port.cfg.name, p, tx);
   std::vector<std::string> errors;
   PacketBatch ready = NetdevSend({std::move(p)}, port.tx.caps, &counters_, &errors, cfg_.egress);
   for (const std::string& e : errors) events_.push_back("drop on " + port.cfg.name + ": " + e);
@@ -373,7 +377,7 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
       events_.push_back("nic " + port.cfg.name + ": " + v);
     }
     for (const Packet& f : frames) {
-      sent_.push_back({port.cfg.name, f.bytes(), q.offloads, q.tso_segsz, nic_packets_});
+      sent_.push_back({port.cfg.name, f.bytes(), q.offloads, q.tso_segsz, nic_packets_, tx});
     }
     nic_packets_++;
   }

@@ -9,7 +9,6 @@
 #include "offlab/error.h"
 #include "offlab/work.h"
 #include "offload-channel.h"
-#include "trace-comment.h"
 
 namespace ns3 {
 
@@ -51,6 +50,10 @@ TypeId OffloadNetDevice::GetTypeId() {
                         UintegerValue(8192),
                         MakeUintegerAccessor(&OffloadNetDevice::m_txQueueLimit),
                         MakeUintegerChecker<uint32_t>(1))
+          .AddAttribute(
+              "PcapMaxRecords", "Records a pcap holds at most; later packets are left out whole.",
+              UintegerValue(50000), MakeUintegerAccessor(&OffloadNetDevice::m_pcapMaxRecords),
+              MakeUintegerChecker<uint64_t>(1))
           .AddAttribute("RxBurst",
                         "Most frames one poll of the receive ring takes (OVS NETDEV_MAX_BURST); "
                         "a train reaches the host in bursts of this size, each when its last "
@@ -102,7 +105,9 @@ Time OffloadNetDevice::FrameTime(std::size_t bytes) const {
   return GetDataRate().CalculateBytesTxTime(std::max(bytes, kMinFrame) + kWireOverhead);
 }
 
-bool OffloadNetDevice::SendFrames(std::vector<offlab::Sent> frames) {
+bool OffloadNetDevice::IsRecording() const { return m_pcap != nullptr; }
+
+bool OffloadNetDevice::SendFrames(std::vector<offlab::Sent> frames, std::shared_ptr<TxRecord> tx) {
   if (frames.empty()) {
     return true;
   }
@@ -111,7 +116,7 @@ bool OffloadNetDevice::SendFrames(std::vector<offlab::Sent> frames) {
     return false;
   }
   m_txQueuedFrames += frames.size();
-  m_txQueue.push_back(std::move(frames));
+  m_txQueue.push_back({std::move(frames), std::move(tx)});
   if (!m_busy) {
     StartTransmit();
   }
@@ -126,26 +131,36 @@ void OffloadNetDevice::StartTransmit() {
   m_busy = true;
   // A train is everything waiting on the ring (a TSO burst, a GSO batch);
   // in per-frame mode the channel still delivers its frames one by one.
-  std::vector<offlab::Sent> packet = std::move(m_txQueue.front());
+  std::vector<Queued> groups;
+  groups.push_back(std::move(m_txQueue.front()));
   m_txQueue.pop_front();
   while (m_trainMode && !m_txQueue.empty()) {
-    for (offlab::Sent& s : m_txQueue.front()) {
-      packet.push_back(std::move(s));
-    }
+    groups.push_back(std::move(m_txQueue.front()));
     m_txQueue.pop_front();
   }
-  m_txQueuedFrames -= packet.size();
 
   Ptr<FrameTrain> train = Create<FrameTrain>();
   Time t = Simulator::Now();
   const Time delay = m_channel ? m_channel->GetDelay() : Time(0);
-  for (offlab::Sent& s : packet) {
-    if (m_pcap) {
-      m_pcap->Write(t.GetNanoSeconds(), s.frame, TraceComment(s));
+  for (Queued& g : groups) {
+    m_txQueuedFrames -= g.frames.size();
+    // Past the record limit, packets not yet in the trace stay out of it
+    // whole: a tx record is never cut off from its wire frames.
+    const bool started = g.tx && g.tx->index >= 0;
+    const bool record = m_pcap && (started || m_pcap->GetRecords() < m_pcapMaxRecords);
+    if (record && g.tx && !started) {
+      g.tx->index =
+          static_cast<int64_t>(m_pcap->Write(t.GetNanoSeconds(), g.tx->frame, g.tx->comment));
     }
-    t += FrameTime(s.frame.size());
-    train->arrivals.push_back(t + delay);
-    train->frames.push_back(std::move(s.frame));
+    for (offlab::Sent& s : g.frames) {
+      if (record) {
+        m_pcap->Write(t.GetNanoSeconds(), s.frame,
+                      WireComment(s, g.tx ? g.tx->index : -1, m_profileName));
+      }
+      t += FrameTime(s.frame.size());
+      train->arrivals.push_back(t + delay);
+      train->frames.push_back(std::move(s.frame));
+    }
   }
   m_txFrames += train->frames.size();
   m_trains++;

@@ -23,6 +23,7 @@
 #include "offlab/pipeline.h"
 #include "offload-device-base.h"
 #include "pcapng-writer.h"
+#include "trace-comment.h"
 
 namespace ns3 {
 
@@ -45,8 +46,13 @@ class OffloadNetDevice : public OffloadDeviceBase {
   void EnablePcap(const std::string& path);
   void ClosePcap();
 
-  /** Frames one packet became, in wire order, as the switch handed them over. */
-  bool SendFrames(std::vector<offlab::Sent> frames);
+  /**
+   * Frames one packet became, in wire order, as the switch handed them over,
+   * and the packet as handed to netdev_send (for the trace; may be null).
+   */
+  bool SendFrames(std::vector<offlab::Sent> frames, std::shared_ptr<TxRecord> tx = nullptr);
+  /** Whether a pcap is being written (the switch then keeps tx records). */
+  bool IsRecording() const;
 
   /** Called by the channel. */
   void ReceiveTrain(Ptr<FrameTrain> train);
@@ -83,9 +89,14 @@ class OffloadNetDevice : public OffloadDeviceBase {
   uint32_t m_groMaxBytes;
   uint32_t m_txQueueLimit;
   uint32_t m_rxBurst;
+  uint64_t m_pcapMaxRecords;
   PacketHandler m_handler;
 
-  std::deque<std::vector<offlab::Sent>> m_txQueue;
+  struct Queued {
+    std::vector<offlab::Sent> frames;
+    std::shared_ptr<TxRecord> tx;
+  };
+  std::deque<Queued> m_txQueue;
   std::size_t m_txQueuedFrames = 0;
   bool m_busy = false;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ovs-switch.h"
 
+#include <algorithm>
 #include <set>
 
 #include "ns3/boolean.h"
@@ -48,6 +49,9 @@ offlab::Pipeline& OvsSwitch::Datapath() {
     cfg.egress.udp_tunnel_csum = m_udpTunnelCsum;
     cfg.egress.partial_gso = m_partialGso;
     m_datapath = std::make_unique<offlab::Pipeline>(cfg);
+    m_datapath->SetTxTap([this](const std::string& port, const offlab::Packet& p, uint32_t tx) {
+      TapTx(port, p, tx);
+    });
   }
   return *m_datapath;
 }
@@ -92,6 +96,14 @@ void OvsSwitch::AddTunnelPort(const std::string& name, const offlab::TunnelConfi
 
 void OvsSwitch::AddFlow(const std::string& flow) { Datapath().AddFlow(flow); }
 
+void OvsSwitch::TapTx(const std::string& port, const offlab::Packet& p, uint32_t tx) {
+  m_txCalls = std::max(m_txCalls, tx + 1);
+  const auto it = m_ports.find(port);
+  if (it != m_ports.end() && it->second.nic && it->second.nic->IsRecording()) {
+    m_tapped.emplace_back(tx, std::make_shared<TxRecord>(TxRecord{p.bytes(), TxComment(p), -1}));
+  }
+}
+
 void OvsSwitch::FromNic(const std::string& port, offlab::PacketBatch packets, uint32_t frames) {
   CpuWork w;
   w.rxFrames = frames;
@@ -125,8 +137,15 @@ void OvsSwitch::Run(const std::string& port, std::vector<offlab::Packet> packets
   offlab::Pipeline& dp = Datapath();
   offlab::work::Take();
   std::vector<offlab::Sent> out;
+  TxRecords txs;
+  uint32_t txBase = 0;
   for (offlab::Packet& p : packets) {
+    m_txCalls = 0;
+    m_tapped.clear();
     std::vector<offlab::Sent> sent = dp.ReceivePacket(port, std::move(p));
+    for (auto& [tx, record] : m_tapped) {
+      txs[txBase + tx] = std::move(record);
+    }
     for (const std::string& e : dp.events()) {
       if (m_events.size() < kMaxEvents) {
         m_events.push_back(e);
@@ -146,8 +165,10 @@ void OvsSwitch::Run(const std::string& port, std::vector<offlab::Packet> packets
     const uint32_t base = out.empty() ? 0 : out.back().nic_packet + 1;
     for (offlab::Sent& s : sent) {
       s.nic_packet += base;
+      s.tx += txBase;
       out.push_back(std::move(s));
     }
+    txBase += m_txCalls;
   }
   const offlab::Work done = offlab::work::Take();
   work.swSegments += static_cast<double>(done.sw_segments);
@@ -155,7 +176,7 @@ void OvsSwitch::Run(const std::string& port, std::vector<offlab::Packet> packets
   work.copyBytes += static_cast<double>(done.copy_bytes);
 
   if (m_pmds.empty()) {
-    Emit(std::move(out));
+    Emit(std::move(out), std::move(txs));
     return;
   }
   const auto it = m_ports.find(port);
@@ -166,10 +187,11 @@ void OvsSwitch::Run(const std::string& port, std::vector<offlab::Packet> packets
     m_pmdDrops += packets.size();
     return;
   }
-  Simulator::Schedule(finish - Simulator::Now(), &OvsSwitch::Emit, this, std::move(out));
+  Simulator::Schedule(finish - Simulator::Now(), &OvsSwitch::Emit, this, std::move(out),
+                      std::move(txs));
 }
 
-void OvsSwitch::Emit(std::vector<offlab::Sent> sent) {
+void OvsSwitch::Emit(std::vector<offlab::Sent> sent, TxRecords txs) {
   std::size_t i = 0;
   while (i < sent.size()) {
     std::size_t j = i;
@@ -185,7 +207,8 @@ void OvsSwitch::Emit(std::vector<offlab::Sent> sent) {
       continue;
     }
     if (it->second.nic) {
-      it->second.nic->SendFrames(std::move(group));
+      const auto tx = txs.find(group.front().tx);
+      it->second.nic->SendFrames(std::move(group), tx == txs.end() ? nullptr : tx->second);
     } else if (it->second.guest) {
       for (const offlab::Sent& s : group) {
         it->second.guest->DeliverFromHost(s);

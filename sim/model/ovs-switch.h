@@ -62,7 +62,9 @@ class OvsSwitch : public Object {
   void FromNic(const std::string& port, offlab::PacketBatch packets, uint32_t frames);
   void FromGuest(const std::string& port, offlab::Packet frame, offlab::RxMeta meta);
   void Run(const std::string& port, std::vector<offlab::Packet> packets, CpuWork work);
-  void Emit(std::vector<offlab::Sent> sent);
+  using TxRecords = std::map<uint32_t, std::shared_ptr<TxRecord>>;
+  void Emit(std::vector<offlab::Sent> sent, TxRecords txs);
+  void TapTx(const std::string& port, const offlab::Packet& p, uint32_t tx);
 
   bool m_userspaceTso;
   bool m_udpTunnelCsum;
@@ -72,6 +74,10 @@ class OvsSwitch : public Object {
   std::map<std::string, PortBinding> m_ports;
   uint64_t m_pmdDrops = 0;
   std::vector<std::string> m_events;
+  // Filled by TapTx during one ReceivePacket: the netdev_send calls made and
+  // the tx records kept for ports whose NIC writes a pcap.
+  uint32_t m_txCalls = 0;
+  std::vector<std::pair<uint32_t, std::shared_ptr<TxRecord>>> m_tapped;
 };
 
 }  // namespace ns3

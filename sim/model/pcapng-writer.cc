@@ -66,7 +66,9 @@ void PcapNgWriter::Open(const std::string& path) {
 
 bool PcapNgWriter::IsOpen() const { return m_out.is_open(); }
 
-void PcapNgWriter::Write(uint64_t ns, const offlab::Bytes& frame, const std::string& comment) {
+uint64_t PcapNgWriter::GetRecords() const { return m_records; }
+
+uint64_t PcapNgWriter::Write(uint64_t ns, const offlab::Bytes& frame, const std::string& comment) {
   std::string epb;
   Put32(epb, 0);
   Put32(epb, static_cast<uint32_t>(ns >> 32));
@@ -80,6 +82,7 @@ void PcapNgWriter::Write(uint64_t ns, const offlab::Bytes& frame, const std::str
     Put32(epb, 0);
   }
   Block(6, epb);
+  return m_records++;
 }
 
 void PcapNgWriter::Block(uint32_t type, const std::string& body) {

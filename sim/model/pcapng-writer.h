@@ -26,8 +26,9 @@ class PcapNgWriter {
   /** Throws offlab::Error if the file cannot be created. */
   void Open(const std::string& path);
   bool IsOpen() const;
-  /** Timestamps in nanoseconds (if_tsresol = 9). */
-  void Write(uint64_t ns, const offlab::Bytes& frame, const std::string& comment);
+  /** Timestamps in nanoseconds (if_tsresol = 9). Returns the record's 0-based number. */
+  uint64_t Write(uint64_t ns, const offlab::Bytes& frame, const std::string& comment);
+  uint64_t GetRecords() const;
   /** Publishes the file under its name; a writer never closed leaves nothing. */
   void Close();
 
@@ -37,6 +38,7 @@ class PcapNgWriter {
   std::ofstream m_out;
   std::string m_path;
   std::string m_tmp;
+  uint64_t m_records = 0;
 };
 
 }  // namespace ns3

@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "offlab/bytes.h"
 #include "offlab/checksum.h"
@@ -65,6 +67,46 @@ TEST(RowRxDummy, TsoSegszOnlyWithUserspaceTso) {
     auto out = br.Receive("p1", FromHex(kG));
     // 64 payload bytes in segments of 20: 4 frames when TSO is on, else 1.
     EXPECT_EQ(out.size(), tso ? 4u : 1u);
+  }
+}
+
+// The tap sees each netdev_send call's packet as a trace's tx record holds it:
+// before send-prepare and segmentation, requests still partial.
+TEST(PipelineTxTap, SeesEachSendBeforeSendPrepareAndNumbersItsFrames) {
+  Pipeline br(PipelineConfig{.userspace_tso = true});
+  br.AddPort(
+      {.name = "p1", .options = {{"ol_tso_segsz", "20"}, {"ol_l4_rx_csum_set_partial", "true"}}});
+  br.AddPort({.name = "p2"});
+  br.AddPort({.name = "p3"});
+  br.AddFlow("in_port=p1,actions=output:p2,output:p3");
+  struct Tapped {
+    std::string port;
+    Bytes frame;
+    CsumStatus l4;
+    uint16_t tso_segsz;
+    uint32_t tx;
+  };
+  std::vector<Tapped> tapped;
+  br.SetTxTap([&](const std::string& port, const Packet& p, uint32_t tx) {
+    tapped.push_back({port, p.bytes(), p.offloads.l4(), p.tso_segsz, tx});
+  });
+  for (int round = 0; round < 2; ++round) {  // numbering restarts per Receive
+    tapped.clear();
+    auto out = br.Receive("p1", FromHex(kG));
+    ASSERT_EQ(tapped.size(), 2u);
+    for (uint32_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(tapped[i].port, i == 0 ? "p2" : "p3");
+      EXPECT_EQ(tapped[i].tx, i);
+      EXPECT_EQ(ToHex(tapped[i].frame), kG);  // nothing computed or cut yet
+      EXPECT_EQ(tapped[i].l4, CsumStatus::kPartial);
+      EXPECT_EQ(tapped[i].tso_segsz, 20);
+    }
+    // 64 payload bytes in segments of 20 on each of two ports.
+    ASSERT_EQ(out.size(), 8u);
+    for (size_t k = 0; k < out.size(); ++k) {
+      EXPECT_EQ(out[k].tx, k < 4 ? 0u : 1u);
+      EXPECT_EQ(out[k].port, k < 4 ? "p2" : "p3");
+    }
   }
 }
 

@@ -115,6 +115,8 @@ def test_pcap_checksum_marks_match_the_core_statuses(tmp_path: Path, scenario: s
         for line in out.stdout.splitlines():
             comment, ip, udp, tcp = line.split("|")
             meta = json.loads(comment.removeprefix("offlab "))
+            if meta.get("role", "wire") != "wire":
+                continue  # a tx record's partial checksums are requests, not computed yet
             o = Offloads(meta["offloads"])
             tunnelled = udp != "" or o.tunnel() != o.tunnel().__class__.NONE
             # tshark: 0 bad, 1 good, 2 not checked/present.

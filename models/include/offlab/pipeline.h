@@ -9,6 +9,7 @@
 //   auto out = br.Receive("p1", frame);
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,6 +69,7 @@ struct Sent {
   Offloads offloads;        // the status word handed to the NIC
   uint16_t tso_segsz = 0;   // of the packet handed to the NIC
   uint32_t nic_packet = 0;  // which packet handed to a NIC this frame came from (per Receive)
+  uint32_t tx = 0;          // which netdev_send call it came from (per Receive): see TxTap
 };
 
 class Pipeline {
@@ -100,6 +102,12 @@ class Pipeline {
   const std::vector<std::string>& events() const { return events_; }
   Conntrack& conntrack() { return *conntrack_; }
 
+  // Called with every packet the datapath hands to netdev_send on a port
+  // (before send-prepare, as a trace's tx record holds it) and that call's
+  // number within the current Receive, which its Sent frames carry as `tx`.
+  using TxTap = std::function<void(const std::string& port, const Packet& p, uint32_t tx)>;
+  void SetTxTap(TxTap tap) { tx_tap_ = std::move(tap); }
+
  private:
   struct Port;
   void Process(Packet& p, uint8_t table, bool reparse, int depth);
@@ -115,6 +123,8 @@ class Pipeline {
   std::vector<std::string> events_;
   std::vector<Sent> sent_;
   uint32_t nic_packets_ = 0;
+  uint32_t tx_calls_ = 0;
+  TxTap tx_tap_;
   std::unique_ptr<Conntrack> conntrack_;
 };
 
