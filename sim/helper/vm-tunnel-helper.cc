@@ -45,14 +45,14 @@ offlab::TunnelType TunnelTypeOf(const std::string& t) {
   throw offlab::Error("unknown tunnel type '" + t + "' (known: vxlan, geneve, gre, none)");
 }
 
-// The overlay MTU that leaves room for the encapsulation on a 1500 underlay.
+// The overlay MTU that leaves room for the encapsulation on the underlay.
 uint16_t GuestMtu(const TunnelScenario& s) {
   if (s.tunnel == "none") {
-    return 1500;
+    return static_cast<uint16_t>(s.mtu);
   }
   const uint16_t ip = s.ipv6Underlay ? 40 : 20;
   const uint16_t encap = s.tunnel == "gre" ? 4 + 4 : 8 + 8;  // GRE+key / UDP+VXLAN or Geneve
-  return static_cast<uint16_t>(1500 - ip - encap - 14);
+  return static_cast<uint16_t>(s.mtu - ip - encap - 14);
 }
 
 }  // namespace
@@ -67,6 +67,9 @@ VmTunnelHelper::VmTunnelHelper(const TunnelScenario& s) : m_s(s) {
   }
   if (s.pmdThreads < 1 || s.pmdThreads > 64) {
     throw offlab::Error("pmd_threads must be between 1 and 64");
+  }
+  if (s.mtu < 1280 || s.mtu > 9000) {
+    throw offlab::Error("mtu must be between 1280 and 9000");
   }
   if (!(s.linkGbps >= 0 && s.linkGbps <= 1000)) {
     throw offlab::Error("link_gbps must be between 0 and 1000");

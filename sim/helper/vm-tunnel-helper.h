@@ -51,6 +51,7 @@ struct TunnelScenario {
   uint32_t vms = 1;  //!< VM pairs, one TCP flow each
   uint32_t pmdThreads = 1;
   double linkGbps = 0;  //!< 0: the profile's link speed
+  uint32_t mtu = 1500;  //!< underlay MTU; the guests' MTU leaves room for the encapsulation
   double delayUs = 5;
   bool trainMode = true;
   CostModel cost;

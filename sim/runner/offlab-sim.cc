@@ -4,6 +4,7 @@
 //
 //   offlab-sim SCENARIO.yaml --cost COST.yaml --out DIR [--pcap] [--duration S]
 //              [--mode train|per-frame] [--progress]
+//   offlab-sim SCENARIO.yaml --check     (validate the file only)
 #include <malloc.h>
 
 #include <cstdio>
@@ -20,7 +21,8 @@ namespace {
 int Usage() {
   std::fprintf(stderr,
                "usage: offlab-sim SCENARIO.yaml --cost COST.yaml --out DIR [--pcap] "
-               "[--duration S] [--mode train|per-frame] [--progress]\n");
+               "[--duration S] [--mode train|per-frame] [--progress]\n"
+               "       offlab-sim SCENARIO.yaml --check\n");
   return 2;
 }
 
@@ -46,7 +48,7 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   std::string scenarioPath, costPath, out;
   offlab::sim::RunOptions opt;
-  bool pcap = false, progress = false;
+  bool pcap = false, progress = false, check = false;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -62,6 +64,8 @@ int main(int argc, char** argv) {
         out = value();
       } else if (a == "--pcap") {
         pcap = true;
+      } else if (a == "--check") {
+        check = true;
       } else if (a == "--progress") {
         progress = true;
       } else if (a == "--duration") {
@@ -84,6 +88,15 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "offlab-sim: error: %s\n", e.what());
       return 2;
     }
+  }
+  if (check && !scenarioPath.empty()) {
+    try {
+      offlab::sim::LoadScenario(scenarioPath);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "offlab-sim: error: %s\n", e.what());
+      return 2;
+    }
+    return 0;
   }
   if (scenarioPath.empty() || costPath.empty() || out.empty()) {
     return Usage();

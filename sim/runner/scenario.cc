@@ -62,11 +62,17 @@ class Reader {
     return Reader(v ? v : YAML::Node(YAML::NodeType::Map), m_where + ": " + key);
   }
 
+  // yaml-cpp keeps the first of two equal keys; a repeated field is a
+  // mistake to report, not a value to pick.
   void RejectUnknown() const {
+    std::set<std::string> keys;
     for (const auto& kv : m_node) {
       const std::string k = kv.first.as<std::string>();
       if (!m_seen.count(k)) {
         Fail("unknown field '" + k + "'");
+      }
+      if (!keys.insert(k).second) {
+        Fail("field '" + k + "' appears twice");
       }
     }
   }
@@ -164,6 +170,7 @@ Scenario ParseScenario(const std::string& yaml, const std::string& where) {
   t.gro = r.Get<bool>("gro", false);
   t.linkGbps = r.Number("link_gbps", 0, 0, 1000);
   t.delayUs = r.Number("delay_us", 5, 0, 1e6);
+  t.mtu = static_cast<uint32_t>(r.Number("mtu", 1500, 1280, 9000));
   s.durationS = r.Number("duration_s", 1.0, 0.01, 3600);
   s.warmupS = r.Number("warmup_s", 0.3, 0, 3600);
   if (s.warmupS >= s.durationS) {
@@ -278,7 +285,7 @@ std::string ToJson(const Result& r, const Scenario& s) {
     << ",\n  \"nic\": " << Quote(v.t.nic) << ",\n  \"tunnel\": " << Quote(v.t.tunnel)
     << ",\n  \"underlay\": " << Quote(v.t.ipv6Underlay ? "ipv6" : "ipv4")
     << ",\n  \"outer_udp_csum\": " << (v.t.outerCsum ? "true" : "false")
-    << ",\n  \"goodput_gbps\": " << Num(r.goodputGbps)
+    << ",\n  \"mtu\": " << v.t.mtu << ",\n  \"goodput_gbps\": " << Num(r.goodputGbps)
     << ",\n  \"sim_seconds\": " << Num(r.simSeconds)
     << ",\n  \"wall_seconds\": " << Num(r.wallSeconds) << ",\n  \"hosts\": [";
   for (std::size_t h = 0; h < r.hosts.size(); h++) {

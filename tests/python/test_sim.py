@@ -80,6 +80,26 @@ def test_an_ipv6_underlay_costs_more_frames_per_bit() -> None:
     assert frames_per_bit(v6) == pytest.approx(frames_per_bit(v4) * 1398 / 1378, rel=0.02)
 
 
+def test_a_jumbo_underlay_sends_bigger_frames(tmp_path: Path) -> None:
+    # MTU 9000 leaves 9000-20-16-14 = 8950 bytes for the guest: segments of at
+    # most 8950-52 = 8898 payload bytes instead of 1398. Only the last segment
+    # of a TSO packet is short, so the average stays near the MSS; and the X710
+    # line-rate bound 10 * mss / (mss + 52 + 50 + 24) rises from 9.09 to 9.86.
+    base = "name: j\nnic: x710\ntunnel: vxlan\nduration_s: 0.12\nwarmup_s: 0.05\n"
+    (tmp_path / "std.yaml").write_text(base)
+    (tmp_path / "jumbo.yaml").write_text(base + "mtu: 9000\n")
+    std, jumbo = sim.run(tmp_path / "std.yaml"), sim.run(tmp_path / "jumbo.yaml")
+    assert jumbo["mtu"] == 9000 and std["mtu"] == 1500
+
+    def bytes_per_frame(r: dict) -> float:
+        return r["goodput_gbps"] * 1e9 / 8 / r["hosts"][1]["pmd_load"][0]["per_s"]["rx_frames"]
+
+    assert 0.95 * 1398 < bytes_per_frame(std) <= 1398 * 1.001
+    assert 0.85 * 8898 < bytes_per_frame(jumbo) <= 8898 * 1.001
+    assert jumbo["goodput_gbps"] > std["goodput_gbps"]
+    assert jumbo["goodput_gbps"] <= 10 * 8898 / (8898 + 126) * 1.005
+
+
 def test_vxlan_without_udp_csum_loses_gro_on_a_nic_without_inner_validation() -> None:
     with_csum = run("ixgbe-vxlan-gro-csum")
     without = run("ixgbe-vxlan-gro-nocsum")
@@ -144,6 +164,8 @@ BAD = {
     "impossible rate": ("name: x\nnic: x710\nlink_gbps: -5\n", "link_gbps"),
     "unknown field": ("name: x\nnic: x710\nspeed: 3\n", "unknown field 'speed'"),
     "not yaml": ("name: [x\n", "not valid YAML"),
+    "repeated field": ("name: x\nnic: x710\nnic: e810\n", "field 'nic' appears twice"),
+    "impossible mtu": ("name: x\nnic: x710\nmtu: 100\n", "'mtu' = 100"),
 }
 
 
