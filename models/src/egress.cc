@@ -31,8 +31,17 @@ PacketBatch SegmentAll(const PacketBatch& in, Fn&& segment, Counters* counters,
 
 }  // namespace
 
+void CheckEgressOptions(const EgressOptions& options) {
+  if (options.partial_gso && !options.udp_tunnel_csum) {
+    throw Error(
+        "partial_gso needs udp_tunnel_csum: the NIC would cut packets whose outer UDP "
+        "checksum covers the whole payload");
+  }
+}
+
 PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters,
                        std::vector<std::string>* errors, const EgressOptions& options) {
+  const bool partial_gso = options.partial_gso && options.udp_tunnel_csum;
   bool any_tso = false, any_tnl_tso = false, any_partial = false;
   for (const Packet& p : batch) {
     any_tso |= p.tso_segsz != 0;
@@ -46,7 +55,7 @@ PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters,
     // tunnelled one that triggered it.
     batch = SegmentAll(
         batch, [&](const Packet& p) { return Gso(p, counters); }, counters, errors);
-  } else if (any_tso && !(caps & cap::kOuterUdpCksum) && !options.partial_gso) {
+  } else if (any_tso && !(caps & cap::kOuterUdpCksum) && !partial_gso) {
     // Before partial GSO, a TSO packet needing an outer UDP checksum the NIC
     // lacks was segmented in software, whatever its length.
     batch = SegmentAll(

@@ -48,7 +48,9 @@ std::optional<CsumStatus> ForcedRx(const std::map<std::string, std::string>& o,
 
 }  // namespace
 
-Pipeline::Pipeline(PipelineConfig cfg) : cfg_(cfg), conntrack_(std::make_unique<Conntrack>()) {}
+Pipeline::Pipeline(PipelineConfig cfg) : cfg_(cfg), conntrack_(std::make_unique<Conntrack>()) {
+  CheckEgressOptions(cfg_.egress);
+}
 Pipeline::~Pipeline() = default;
 
 uint32_t Pipeline::AddPort(const PortConfig& cfg) {

@@ -105,6 +105,43 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sim, sweep
+
+    if args.list:
+        for name in sweep.builtin_sweeps():
+            print(name)
+        return 0
+    if args.sweep is None:
+        raise _core.OfflabError("give a sweep file or built-in sweep name (--list shows them)")
+    spec = sweep.load(args.sweep)
+    out = args.out or os.path.join("offlab-out", "sweep", spec.name)
+
+    def bar(done: int, total: int) -> None:
+        if not args.quiet:
+            sim.progress_bar(f"sweep {spec.name} {done}/{total}")(done / total)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr)
+
+    table = sweep.run(
+        args.sweep,
+        out,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        connect_timeout=args.connect_timeout,
+        progress=bar,
+        log=log,
+    )
+    print(sweep.summary(table, list(spec.vary)))
+    failed = int((table["status"] != "ok").sum())
+    print(f"results: {os.path.join(out, 'results.csv')} (and .parquet)")
+    print(f"plots: {os.path.join(out, 'goodput.png')}, {os.path.join(out, 'cpu.png')} (and .svg)")
+    if failed:
+        print(f"{failed} of {len(table)} points failed; run again to retry them", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
     from . import hw_replay
 
@@ -153,6 +190,22 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--list", action="store_true", help="list the built-in scenarios")
     sm.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sm.set_defaults(func=_cmd_sim)
+    sw = sub.add_parser(
+        "sweep",
+        help="run the cartesian product of scenario parameters (local pool or Dask)",
+        description="Runs every point of a sweep file through the simulator; finished points "
+        "are kept in OUT/points and reused by the next run (docs/sweeps.md).",
+    )
+    sw.add_argument("sweep", nargs="?", help="a sweep file or built-in sweep name")
+    sw.add_argument("--out", help="output folder (default offlab-out/sweep/NAME)")
+    sw.add_argument("--jobs", type=int, help="local processes at once (default: one per core)")
+    sw.add_argument("--scheduler", help="run on a Dask cluster: tcp://HOST:PORT")
+    sw.add_argument(
+        "--connect-timeout", type=float, default=10.0, help="seconds to reach the scheduler"
+    )
+    sw.add_argument("--list", action="store_true", help="list the built-in sweeps")
+    sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    sw.set_defaults(func=_cmd_sweep)
     rp = sub.add_parser(
         "replay",
         help="replay a trace onto a DPDK port (tx) or check what a port receives (check)",

@@ -20,6 +20,7 @@
 #include "ns3/string.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
+#include "offlab/egress.h"
 #include "offlab/error.h"
 #include "offlab/flow.h"
 #include "offlab/nic_profile.h"
@@ -68,6 +69,7 @@ VmTunnelHelper::VmTunnelHelper(const TunnelScenario& s) : m_s(s) {
   if (s.pmdThreads < 1 || s.pmdThreads > 64) {
     throw offlab::Error("pmd_threads must be between 1 and 64");
   }
+  offlab::CheckEgressOptions({.udp_tunnel_csum = s.udpTunnelCsum, .partial_gso = s.partialGso});
   if (s.mtu < 1280 || s.mtu > 9000) {
     throw offlab::Error("mtu must be between 1280 and 9000");
   }

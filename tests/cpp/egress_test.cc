@@ -20,6 +20,7 @@
 #include "offlab/error.h"
 #include "offlab/gso.h"
 #include "offlab/nic.h"
+#include "offlab/pipeline.h"
 #include "offlab/rewrite.h"
 #include "offlab/send_prepare.h"
 #include "offlab/tunnel.h"
@@ -683,6 +684,33 @@ TEST(EgressOptions, WithoutPartialGsoTheNicWithoutOuterUdpGetsSoftwareSegments) 
   Packet even = TsoInTunnel(false, 1000, R3Tunnel(true));
   EXPECT_EQ(NetdevSend({even}, caps).size(), 1u);
   EXPECT_EQ(NetdevSend({even}, caps, nullptr, nullptr, {.partial_gso = false}).size(), 2u);
+}
+
+TEST(EgressOptions, PartialGsoWithoutTheHeaderOnlyOuterChecksumIsRejected) {
+  // The NIC would cut a TSO packet whose outer UDP checksum covers the whole
+  // payload: every segment would carry a wrong one. Configurations refuse it.
+  EXPECT_THROW(CheckEgressOptions({.udp_tunnel_csum = false, .partial_gso = true}), Error);
+  EXPECT_THROW(Pipeline(PipelineConfig{.egress = {.udp_tunnel_csum = false}}), Error);
+  EXPECT_NO_THROW(CheckEgressOptions({.udp_tunnel_csum = false, .partial_gso = false}));
+  EXPECT_NO_THROW(CheckEgressOptions({.udp_tunnel_csum = true, .partial_gso = false}));
+}
+
+TEST(EgressOptions, NetdevSendGivenBothFallsBackToSoftwareSegmentsThatAreCorrect) {
+  NicTx nic;
+  nic.caps = cap::kTcpTso | cap::kVxlanTnlTso | cap::kGeneveTnlTso | cap::kTcpCksum |
+             cap::kUdpCksum | cap::kIpv4Cksum | cap::kOuterIpCksum;
+  for (size_t payload : {2000u, 1700u}) {
+    SCOPED_TRACE(payload);
+    PacketBatch ready = NetdevSend({TsoInTunnel(false, payload, R3Tunnel(true))}, nic.caps, nullptr,
+                                   nullptr, {.udp_tunnel_csum = false});
+    PacketBatch wire;
+    for (const Packet& q : ready) {
+      EXPECT_EQ(q.tso_segsz, 0);  // segmented in software, not by the NIC
+      for (Packet& f : NicTransmit(q, nic)) wire.push_back(std::move(f));
+    }
+    EXPECT_EQ(wire.size(), (payload + 499) / 500);
+    ExpectWireFramesCorrect(wire, false, payload);
+  }
 }
 
 // --- the work meter a cost model reads --------------------------------------------------

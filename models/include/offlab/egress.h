@@ -21,10 +21,18 @@ namespace offlab {
 // "offlab_send_prepare_errors"; `errors` receives one line per drop.
 // OVS egress features the v4.0 checksum series added; both on in OVS 4.0.
 // Turning one off reproduces the OVS before it, as measured in the series.
+// Partial GSO hands the NIC TSO packets whose outer UDP checksum software
+// already wrote; only the payload-independent checksum stays right in every
+// segment the NIC cuts, so partial_gso needs udp_tunnel_csum (no OVS release
+// had one without the other). NetdevSend treats partial_gso without
+// udp_tunnel_csum as off; configurations reject it (CheckEgressOptions).
 struct EgressOptions {
   bool udp_tunnel_csum = true;  // payload-independent outer UDP checksum
   bool partial_gso = true;      // rule 3; off: full GSO of those packets instead
 };
+
+// Throws offlab::Error for partial_gso without udp_tunnel_csum.
+void CheckEgressOptions(const EgressOptions& options);
 
 PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters = nullptr,
                        std::vector<std::string>* errors = nullptr,
