@@ -8,6 +8,7 @@ state; Z3 then proves the properties for unbounded operation sequences.
 from __future__ import annotations
 
 from .abstraction import FIELDS, State
+from .cli import Report, verify
 from .extract import Config, Extraction, TooCoarse, extract
 from .properties import PROPERTIES, Property
 from .prove import Result, prove_all
@@ -18,9 +19,11 @@ __all__ = [
     "Config",
     "Extraction",
     "Property",
+    "Report",
     "Result",
     "State",
     "TooCoarse",
     "extract",
     "prove_all",
+    "verify",
 ]

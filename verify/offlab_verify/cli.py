@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 import offlab
 
@@ -50,19 +50,61 @@ def _profiles(names: list[str] | None) -> list[offlab.NicProfile]:
     return out
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass
+class Report:
+    """Everything one verifier run found."""
+
+    profiles: list[str]
+    faults: list[str]
+    results: list[Result]
+    coverage: list[dict]
+    lemmas: list
+    gre_failed: bool
+    counterexamples: list[str]
+    seconds: float
+    ok: bool
+
+    def to_json(self) -> dict:
+        return {
+            "ok": self.ok,
+            "seconds": self.seconds,
+            "faults": self.faults,
+            "coverage": self.coverage,
+            "results": [
+                {
+                    **{k: v for k, v in asdict(r).items() if k not in ("trace", "invariant")},
+                    "trace": [op for op, _ in r.trace],
+                }
+                for r in self.results
+            ],
+            "lemmas": [asdict(lm) for lm in self.lemmas],
+            "gre_checksum": "FAILED" if self.gre_failed else "PROVED-CONCRETE",
+            "counterexamples": self.counterexamples,
+        }
+
+
+def verify(
+    profiles: list[str] | None = None,
+    inject: list[str] | tuple[str, ...] = (),
+    csum: str = "both",
+    out: str = "verify-out",
+    timeout: float = 20.0,
+    lemmas: bool = True,
+) -> Report:
+    """Proves every property for every profile; FAILED ones write their
+    counterexample pcapng to `out`. Raises OfflabError for a bad profile or
+    fault name, TooCoarse when the abstraction cannot decide a transition."""
     t_start = time.perf_counter()
-    profiles = _profiles(args.profile)  # raises OfflabError for a bad name or file
+    profs = _profiles(profiles)  # raises OfflabError for a bad name or file
     offlab.clear_faults()
-    for bug in args.inject:
-        offlab.enable_fault(bug)
-    configs = [
-        Config(csum=c) for c in {"on": (True,), "off": (False,), "both": (False, True)}[args.csum]
-    ]
-    results: list[Result] = []
-    coverage = []
-    written: list[str] = []
     try:
+        for bug in inject:
+            offlab.enable_fault(bug)
+        settings = {"on": (True,), "off": (False,), "both": (False, True)}[csum]
+        configs = [Config(csum=c) for c in settings]
+        results: list[Result] = []
+        coverage = []
+        written: list[str] = []
         for cfg in configs:
             ex = extract(cfg)
             coverage.append(
@@ -74,87 +116,76 @@ def run(args: argparse.Namespace) -> int:
                     "operations": len({op for _, op in ex.trans}),
                 }
             )
-            for prof in profiles:
+            for prof in profs:
                 sends = extract_send(ex, prof)
                 edges = dict(ex.trans)
                 edges.update({(s, "send"): t for s, t in sends.items()})
                 for r in prove_all(
-                    ex.init, edges, PROPERTIES, prof.name, cfg.name, int(args.timeout * 1000)
+                    ex.init, edges, PROPERTIES, prof.name, cfg.name, int(timeout * 1000)
                 ):
                     results.append(r)
                     if r.verdict == "FAILED" and r.trace:
                         nic = offlab.NicTx.from_profile(prof)
                         steps = replay(ex, r.trace, nic, prof.driver in VNET_DRIVERS)
                         path = os.path.join(
-                            args.out,
-                            f"{r.property}-{prof.name}-{cfg.name.replace('=', '-')}.pcapng",
+                            out, f"{r.property}-{prof.name}-{cfg.name.replace('=', '-')}.pcapng"
                         )
-                        write_pcapng(
-                            path,
-                            steps,
-                            {
-                                "property": r.property,
-                                "profile": prof.name,
-                                "config": cfg.name,
-                                "faults": ",".join(args.inject),
-                            },
-                        )
+                        meta = {
+                            "property": r.property,
+                            "profile": prof.name,
+                            "config": cfg.name,
+                            "faults": ",".join(inject),
+                        }
+                        write_pcapng(path, steps, meta)
                         written.append(path)
-    except TooCoarse as e:
-        print(f"offlab verify: error: abstraction too coarse: {e}", file=sys.stderr)
-        return 2
     finally:
         offlab.clear_faults()
 
     gre = gre_counterexample(tso=True)
     if gre:
-        path = os.path.join(args.out, "GRE-checksum-tso-fallback.pcapng")
+        path = os.path.join(out, "GRE-checksum-tso-fallback.pcapng")
         write_pcapng(path, gre, {"property": "GRE", "profile": "pcap", "config": "csum=on"})
         written.append(path)
-    lemmas = [] if args.no_lemmas else prove_lemmas(int(args.timeout * 1000))
+    proved_lemmas = prove_lemmas(int(timeout * 1000)) if lemmas else []
     gate = {p.key for p in PROPERTIES if p.gate}
     ok = all(r.verdict == "PROVED" for r in results if r.property in gate) and all(
-        lm.verdict == "PROVED" for lm in lemmas
+        lm.verdict == "PROVED" for lm in proved_lemmas
     )
-    elapsed = time.perf_counter() - t_start
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "ok": ok,
-                    "seconds": elapsed,
-                    "faults": args.inject,
-                    "coverage": coverage,
-                    "results": [
-                        {
-                            **{
-                                k: v
-                                for k, v in asdict(r).items()
-                                if k not in ("trace", "invariant")
-                            },
-                            "trace": [op for op, _ in r.trace],
-                        }
-                        for r in results
-                    ],
-                    "lemmas": [asdict(lm) for lm in lemmas],
-                    "gre_checksum": "FAILED" if gre else "PROVED-CONCRETE",
-                    "counterexamples": written,
-                },
-                indent=2,
-            )
+    return Report(
+        [p.name for p in profs],
+        list(inject),
+        results,
+        coverage,
+        proved_lemmas,
+        gre is not None,
+        written,
+        time.perf_counter() - t_start,
+        ok,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        rep = verify(
+            args.profile, args.inject, args.csum, args.out, args.timeout, not args.no_lemmas
         )
+    except TooCoarse as e:
+        print(f"offlab verify: error: abstraction too coarse: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(rep.to_json(), indent=2))
     else:
         _table(
-            results,
-            [p.name for p in profiles],
-            coverage,
-            lemmas,
-            gre is not None,
-            written,
-            elapsed,
-            args.inject,
+            rep.results,
+            rep.profiles,
+            rep.coverage,
+            rep.lemmas,
+            rep.gre_failed,
+            rep.counterexamples,
+            rep.seconds,
+            rep.faults,
         )
-    return 0 if ok else 1
+    return 0 if rep.ok else 1
 
 
 def _table(results, names, coverage, lemmas, gre_failed, written, elapsed, faults) -> None:  # noqa: ANN001
