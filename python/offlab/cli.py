@@ -165,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="run the built-in default job")
     d.add_argument("-v", "--verbose", action="store_true", help="print every frame in hex")
+    d.add_argument("--out", help="report folder (default offlab-out/demo)")
     d.set_defaults(func=_cmd_demo)
     pr = sub.add_parser("profiles", help="list NIC profiles, or show one (name or .yaml file)")
     pr.add_argument("name", nargs="?")

@@ -208,6 +208,11 @@ def run_point(scenario: dict[str, Any], work_dir: str | None = None) -> dict[str
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _cost_model_digest() -> str:
+    # A finished point is only reusable under the cost model it ran with.
+    return hashlib.sha256(sim.cost_model_path().read_bytes()).hexdigest()[:16]
+
+
 def _point_file(out: Path, p: Point) -> Path:
     return out / "points" / f"{p.id}.json"
 
@@ -217,7 +222,8 @@ def _finished(out: Path, p: Point) -> dict[str, Any] | None:
         rec = json.loads(_point_file(out, p).read_text())
     except (OSError, ValueError):
         return None
-    return rec if rec.get("status") == "ok" and rec.get("scenario") == p.scenario else None
+    same = rec.get("scenario") == p.scenario and rec.get("cost_model") == _cost_model_digest()
+    return rec if rec.get("status") == "ok" and same else None
 
 
 def _save(out: Path, p: Point, outcome: dict[str, Any]) -> dict[str, Any]:
@@ -225,6 +231,7 @@ def _save(out: Path, p: Point, outcome: dict[str, Any]) -> dict[str, Any]:
         "id": p.id,
         "params": p.params,
         "scenario": p.scenario,
+        "cost_model": _cost_model_digest(),
         "status": "ok" if "results" in outcome else "failed",
         "error": outcome.get("error", ""),
         "results": outcome.get("results"),

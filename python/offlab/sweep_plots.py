@@ -79,8 +79,14 @@ def _bars(ax: Any, table: Any, vary: list[str], metric: str, title: str) -> None
     ax.set_xlabel(vary[0])
     ax.set_title(title)
     for i, v in enumerate(values):
-        ax.text(i, np.nan_to_num(v), "failed" if not np.isfinite(v) else f"{v:.1f}",
-                ha="center", va="bottom", fontsize=8)
+        ax.text(
+            i,
+            np.nan_to_num(v),
+            "failed" if not np.isfinite(v) else f"{v:.1f}",
+            ha="center",
+            va="bottom",
+            fontsize=8,
+        )
 
 
 def plot(name: str, vary: list[str], table: Any, out: Path) -> list[Path]:
@@ -89,8 +95,9 @@ def plot(name: str, vary: list[str], table: Any, out: Path) -> list[Path]:
     n_cols = len(table) if len(vary) == 1 else len(table) // max(1, len(_levels(table, vary[0])))
     width = min(24.0, max(6.0, 1.1 * n_cols + 3.0))
     for stem, panels in PANELS.items():
-        fig, axes = plt.subplots(len(panels), 1, figsize=(width, 3.2 * len(panels) + 0.6),
-                                 squeeze=False)
+        fig, axes = plt.subplots(
+            len(panels), 1, figsize=(width, 3.2 * len(panels) + 0.6), squeeze=False
+        )
         for ax, (metric, title) in zip(axes[:, 0], panels, strict=True):
             draw = _bars if len(vary) == 1 else _heatmap
             draw(ax, table, vary, metric, title)
