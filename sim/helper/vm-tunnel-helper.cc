@@ -70,8 +70,22 @@ VmTunnelHelper::VmTunnelHelper(const TunnelScenario& s) : m_s(s) {
     throw offlab::Error("pmd_threads must be between 1 and 64");
   }
   offlab::CheckEgressOptions({.udp_tunnel_csum = s.udpTunnelCsum, .partial_gso = s.partialGso});
+  if (s.hwOffload && offlab::BuiltinProfile(s.nic).driver != "net_mlx5") {
+    // rte_flow VXLAN/Geneve encap and decap actions with VF representors
+    // (OVS Documentation/howto/dpdk.rst "Hardware offload"); modelled for the
+    // mlx5 eSwitch only.
+    throw offlab::Error(
+        "ovs.hw_offload needs a NIC with an eSwitch (mlx5: connectx5, "
+        "connectx6dx, bluefield2), not " +
+        s.nic);
+  }
   if (s.mtu < 1280 || s.mtu > 9000) {
     throw offlab::Error("mtu must be between 1280 and 9000");
+  }
+  const uint32_t mss = GuestMtu(s) - 20 - 32;
+  if (s.packetSize > mss) {
+    throw offlab::Error("guest.packet_size " + std::to_string(s.packetSize) +
+                        " is larger than the guests' MSS " + std::to_string(mss));
   }
   if (!(s.linkGbps >= 0 && s.linkGbps <= 1000)) {
     throw offlab::Error("link_gbps must be between 0 and 1000");
@@ -97,7 +111,9 @@ void VmTunnelHelper::Install(Time start, Time stop) {
   const uint16_t guestMtu = GuestMtu(m_s);
   // The guest stack's segment: one 64 KB TSO frame of whole MSS segments.
   const uint16_t mss = guestMtu - 20 - 32;
-  const uint32_t segment = m_s.guestTso ? (64000 / mss) * mss : mss;
+  // A packet size below the MSS: every write is one segment (no Nagle).
+  const uint32_t segment =
+      m_s.packetSize > 0 ? m_s.packetSize : (m_s.guestTso ? (64000 / mss) * mss : mss);
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
   Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(16 << 20));
   // The receive window bounds what is in flight, so queues stay within the
@@ -124,6 +140,7 @@ void VmTunnelHelper::Install(Time start, Time stop) {
     m_switch[h] = CreateObject<OvsSwitch>();
     m_switch[h]->SetAttribute("UdpTunnelCsum", BooleanValue(m_s.udpTunnelCsum));
     m_switch[h]->SetAttribute("PartialGso", BooleanValue(m_s.partialGso));
+    m_switch[h]->SetAttribute("HwOffload", BooleanValue(m_s.hwOffload));
     host->AggregateObject(m_switch[h]);
     for (uint32_t i = 0; i < m_s.pmdThreads; i++) {
       m_switch[h]->AddPmd(MakeCpu(m_s.cost.pmd));

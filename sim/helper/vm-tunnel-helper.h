@@ -45,10 +45,12 @@ struct TunnelScenario {
   bool outerCsum = false;     //!< options:csum on the tunnel port
   bool udpTunnelCsum = true;  //!< OVS payload-independent outer UDP checksum
   bool partialGso = true;     //!< OVS partial segmentation
+  bool hwOffload = false;     //!< OVS hw-offload: datapath flows run in the NIC's eSwitch
   bool guestTso = true;
   bool guestCsum = true;
-  bool gro = false;  //!< receive-side coalescing on the hosts' NICs
-  uint32_t vms = 1;  //!< VM pairs, one TCP flow each
+  bool gro = false;         //!< receive-side coalescing on the hosts' NICs
+  uint32_t vms = 1;         //!< VM pairs, one TCP flow each
+  uint32_t packetSize = 0;  //!< TCP payload per guest packet; 0: 64 KB TSO bulk
   uint32_t pmdThreads = 1;
   double linkGbps = 0;  //!< 0: the profile's link speed
   uint32_t mtu = 1500;  //!< underlay MTU; the guests' MTU leaves room for the encapsulation

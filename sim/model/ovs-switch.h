@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,10 +66,14 @@ class OvsSwitch : public Object {
   using TxRecords = std::map<uint32_t, std::shared_ptr<TxRecord>>;
   void Emit(std::vector<offlab::Sent> sent, TxRecords txs);
   void TapTx(const std::string& port, const offlab::Packet& p, uint32_t tx);
+  bool Offloaded(const std::string& port, const std::vector<offlab::Sent>& sent);
 
   bool m_userspaceTso;
   bool m_udpTunnelCsum;
   bool m_partialGso;
+  bool m_hwOffload;
+  // Datapath flows (in_port and output ports) already offloaded to the NIC.
+  std::set<std::string> m_offloadedFlows;
   std::unique_ptr<offlab::Pipeline> m_datapath;
   std::vector<Ptr<CpuModel>> m_pmds;
   std::map<std::string, PortBinding> m_ports;

@@ -185,11 +185,13 @@ Scenario ParseScenario(const std::string& yaml, const std::string& where) {
   t.udpTunnelCsum = ovs.Get<bool>("udp_tunnel_csum", true);
   t.partialGso = ovs.Get<bool>("partial_gso", true);
   t.pmdThreads = static_cast<uint32_t>(ovs.Number("pmd_threads", 1, 1, 64));
+  t.hwOffload = ovs.Get<bool>("hw_offload", false);
   ovs.RejectUnknown();
   Reader guest = r.Child("guest");
   t.guestTso = guest.Get<bool>("tso", true);
   t.guestCsum = guest.Get<bool>("csum_offload", true);
   t.vms = static_cast<uint32_t>(guest.Number("vms", 1, 1, 64));
+  t.packetSize = static_cast<uint32_t>(guest.Number("packet_size", 0, 0, 9000));
   guest.RejectUnknown();
   r.RejectUnknown();
   try {

@@ -100,6 +100,23 @@ def test_a_jumbo_underlay_sends_bigger_frames(tmp_path: Path) -> None:
     assert jumbo["goodput_gbps"] <= 10 * 8898 / (8898 + 126) * 1.005
 
 
+def test_flow_offload_takes_small_packets_off_the_pmd() -> None:
+    # 256-byte segments from eight guests: one PMD thread per host cannot keep
+    # up with the software datapath; with the eSwitch running the flows the
+    # PMD is idle (only each flow's first packet was an upcall) and the guests
+    # become the limit.
+    sw = run("cx6dx-vxlan-small-packets-software", duration=0.06)
+    hw = run("cx6dx-vxlan-small-packets-flow-offload", duration=0.06)
+    assert sw["hosts"][0]["pmd_cpu_pct"][0] > 95
+    assert "offlab_hw_offloaded" not in sw["hosts"][0]["counters"]
+    for h in hw["hosts"]:
+        assert h["pmd_cpu_pct"][0] < 1
+        assert h["counters"]["offlab_hw_offloaded"] > 1000
+        assert h["pmd_load"][0]["per_s"]["packets"] == 0  # in the window: none in software
+    assert min(hw["hosts"][0]["guest_cpu_pct"]) > 95
+    assert hw["goodput_gbps"] > 1.1 * sw["goodput_gbps"]
+
+
 def test_vxlan_without_udp_csum_loses_gro_on_a_nic_without_inner_validation() -> None:
     with_csum = run("ixgbe-vxlan-gro-csum")
     without = run("ixgbe-vxlan-gro-nocsum")
@@ -166,6 +183,14 @@ BAD = {
     "not yaml": ("name: [x\n", "not valid YAML"),
     "repeated field": ("name: x\nnic: x710\nnic: e810\n", "field 'nic' appears twice"),
     "impossible mtu": ("name: x\nnic: x710\nmtu: 100\n", "'mtu' = 100"),
+    "flow offload without an eSwitch": (
+        "name: x\nnic: x710\novs: {hw_offload: true}\n",
+        "ovs.hw_offload needs a NIC with an eSwitch",
+    ),
+    "packet larger than the MSS": (
+        "name: x\nnic: x710\nguest: {packet_size: 1500}\n",
+        "larger than the guests' MSS 1398",
+    ),
 }
 
 
