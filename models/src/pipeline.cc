@@ -129,7 +129,13 @@ uint32_t Pipeline::AddPort(const PortConfig& cfg) {
       throw Error("port " + cfg.name + ": option '" + cfg.options.begin()->first +
                   "' applies only to dummy ports");
     }
-    if (!cfg_.userspace_tso) port->tx.caps &= ~(cap::kTcpTso | cap::kTnlTsoAny);
+    if (!cfg_.userspace_tso) {
+      // A netdev-linux system port (ibmveth here) gets its offloads from
+      // netdev_linux_set_ol(), which runs only with userspace-tso-enable (OVS
+      // d6a632a9b1 lib/netdev-linux.c:1078-1084): without it, none at all.
+      const bool linux_system = port->profile.driver == "ibmveth";
+      port->tx.caps &= linux_system ? 0u : ~(cap::kTcpTso | cap::kTnlTsoAny);
+    }
   }
   uint32_t n = port->ofport;
   ports_[n] = std::move(port);

@@ -112,8 +112,9 @@ void VmTunnelHelper::Install(Time start, Time stop) {
   // The guest stack's segment: one 64 KB TSO frame of whole MSS segments.
   const uint16_t mss = guestMtu - 20 - 32;
   // A packet size below the MSS: every write is one segment (no Nagle).
+  const bool guestTso = m_s.guestTso && m_s.userspaceTso;
   const uint32_t segment =
-      m_s.packetSize > 0 ? m_s.packetSize : (m_s.guestTso ? (64000 / mss) * mss : mss);
+      m_s.packetSize > 0 ? m_s.packetSize : (guestTso ? (64000 / mss) * mss : mss);
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
   Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(16 << 20));
   // The receive window bounds what is in flight, so queues stay within the
@@ -141,6 +142,7 @@ void VmTunnelHelper::Install(Time start, Time stop) {
     m_switch[h]->SetAttribute("UdpTunnelCsum", BooleanValue(m_s.udpTunnelCsum));
     m_switch[h]->SetAttribute("PartialGso", BooleanValue(m_s.partialGso));
     m_switch[h]->SetAttribute("HwOffload", BooleanValue(m_s.hwOffload));
+    m_switch[h]->SetAttribute("UserspaceTso", BooleanValue(m_s.userspaceTso));
     host->AggregateObject(m_switch[h]);
     for (uint32_t i = 0; i < m_s.pmdThreads; i++) {
       m_switch[h]->AddPmd(MakeCpu(m_s.cost.pmd));
@@ -178,7 +180,10 @@ void VmTunnelHelper::Install(Time start, Time stop) {
     for (uint32_t i = 0; i < m_s.vms; i++) {
       Ptr<Node> vm = CreateObject<Node>();
       Ptr<VirtioNetDevice> dev = CreateObject<VirtioNetDevice>();
-      dev->SetAttribute("Tso", BooleanValue(m_s.guestTso));
+      // vhost-user offers the guest TSO only with userspace-tso-enable
+      // (OVS d6a632a9b lib/netdev-dpdk.c:6416-6485,
+      // netdev_dpdk_vhost_client_reconfigure: HOST_TSO4/6 unsupported).
+      dev->SetAttribute("Tso", BooleanValue(m_s.guestTso && m_s.userspaceTso));
       dev->SetAttribute("CsumOffload", BooleanValue(m_s.guestCsum));
       dev->SetAttribute("GuestMtu", UintegerValue(guestMtu));
       dev->SetCpu(MakeCpu(m_s.cost.guest));

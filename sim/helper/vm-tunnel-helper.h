@@ -45,7 +45,9 @@ struct TunnelScenario {
   bool outerCsum = false;     //!< options:csum on the tunnel port
   bool udpTunnelCsum = true;  //!< OVS payload-independent outer UDP checksum
   bool partialGso = true;     //!< OVS partial segmentation
-  bool hwOffload = false;     //!< OVS hw-offload: datapath flows run in the NIC's eSwitch
+  bool hwOffload = false;
+  bool userspaceTso = true;  //!< other_config:userspace-tso-enable     //!< OVS hw-offload:
+                             //!< datapath flows run in the NIC's eSwitch
   bool guestTso = true;
   bool guestCsum = true;
   bool gro = false;         //!< receive-side coalescing on the hosts' NICs

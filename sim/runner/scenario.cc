@@ -186,6 +186,7 @@ Scenario ParseScenario(const std::string& yaml, const std::string& where) {
   t.partialGso = ovs.Get<bool>("partial_gso", true);
   t.pmdThreads = static_cast<uint32_t>(ovs.Number("pmd_threads", 1, 1, 64));
   t.hwOffload = ovs.Get<bool>("hw_offload", false);
+  t.userspaceTso = ovs.Get<bool>("userspace_tso", true);
   ovs.RejectUnknown();
   Reader guest = r.Child("guest");
   t.guestTso = guest.Get<bool>("tso", true);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "offlab/bytes.h"
+#include "offlab/caps.h"
 #include "offlab/checksum.h"
 #include "offlab/faults.h"
 #include "offlab/headers.h"
@@ -107,6 +108,20 @@ TEST(PipelineTxTap, SeesEachSendBeforeSendPrepareAndNumbersItsFrames) {
       EXPECT_EQ(out[k].tx, k < 4 ? 0u : 1u);
       EXPECT_EQ(out[k].port, k < 4 ? "p2" : "p3");
     }
+  }
+}
+
+TEST(PipelinePorts, ALinuxSystemPortHasNoOffloadsWithoutUserspaceTso) {
+  // ibmveth_trunk.yaml: tcp/udp checksum and TSO, all through netdev_linux_set_ol.
+  for (bool tso : {false, true}) {
+    Pipeline br(PipelineConfig{.userspace_tso = tso});
+    br.AddPort({.name = "trunk", .profile = "ibmveth_trunk"});
+    br.AddPort({.name = "nic", .profile = "connectx6dx"});
+    const uint32_t linux_caps = cap::kTcpCksum | cap::kUdpCksum | cap::kTcpTso;
+    EXPECT_EQ(br.PortCaps("trunk"), tso ? linux_caps : 0u);
+    // A DPDK port keeps its checksum offloads; only TSO needs the option.
+    EXPECT_TRUE(br.PortCaps("nic") & cap::kTcpCksum);
+    EXPECT_EQ((br.PortCaps("nic") & cap::kTcpTso) != 0, tso);
   }
 }
 

@@ -117,6 +117,24 @@ def test_flow_offload_takes_small_packets_off_the_pmd() -> None:
     assert hw["goodput_gbps"] > 1.1 * sw["goodput_gbps"]
 
 
+def test_a_trunk_port_without_userspace_tso_leaves_everything_to_software() -> None:
+    # Without userspace-tso-enable a netdev-linux port advertises no offload
+    # and vhost offers the guests no TSO: segments of at most 1448 bytes
+    # (1500 - 20 - 32) instead of 64 KB TSO packets, each TCP checksum summed
+    # by OVS; with it the adapter finishes them (only IPv4 header checksums in
+    # software). Packets here count the returning ACKs too.
+    on, off = run("ibmveth-trunk-offload"), run("ibmveth-trunk-no-offload")
+
+    def per_byte(r: dict, what: str) -> float:
+        return r["hosts"][0]["pmd_load"][0]["per_s"][what] / (r["goodput_gbps"] * 1e9 / 8)
+
+    assert per_byte(off, "packets") > 10 * per_byte(on, "packets")
+    assert 1 / per_byte(off, "packets") < 1448
+    assert per_byte(off, "csum_bytes") > 0.95  # every payload byte, plus headers
+    assert per_byte(on, "csum_bytes") < 0.01
+    assert off["goodput_gbps"] < on["goodput_gbps"] / 2
+
+
 def test_vxlan_without_udp_csum_loses_gro_on_a_nic_without_inner_validation() -> None:
     with_csum = run("ixgbe-vxlan-gro-csum")
     without = run("ixgbe-vxlan-gro-nocsum")
