@@ -397,7 +397,12 @@ bool PopHeader(Packet& p, Counters* counters, std::string* why) {
     const size_t tl = l4_len - hdr::kUdpLen;
     if (type == TunnelType::kVxlan) {
       if (tl < hdr::kVxlanLen) return fail("decap: VXLAN header truncated");
-      if (!(th[0] & hdr::kVxlanFlagVni)) return fail("decap: VXLAN I flag not set");
+      // Only the I flag, and a zero reserved byte after the VNI: anything else
+      // (remote checksum offload, group policy, ...) is dropped (OVS d6a632a9b
+      // lib/netdev-native-tnl.c:1153-1158, netdev_vxlan_pop_header).
+      if (GetBe32(th) != uint32_t{hdr::kVxlanFlagVni} << 24 || th[7] != 0) {
+        return fail("decap: invalid VXLAN flags or reserved bits");
+      }
       md.key = GetBe32(th + 4) >> 8;
       hl = p.l4_ofs + hdr::kUdpLen + hdr::kVxlanLen;
     } else {

@@ -195,6 +195,27 @@ TEST(RowDecap, OuterUdpChecksumRows) {
   EXPECT_EQ(e.Get("native_tnl_l4csum_checked"), 0u);
 }
 
+TEST(RowDecap, VxlanFlagsOtherThanIAreDropped) {
+  // VXLAN header at 14 + 20 + 8: flags word, then VNI << 8 | reserved byte.
+  // Remote checksum offload sets flag bit 21 and puts csum start / 2 in the
+  // reserved byte (draft-herbert-vxlan-rco); OVS's userspace datapath drops
+  // both, as any flag but I.
+  const size_t vx = 14 + 20 + 8;
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    Packet p = Encapsulated(false);  // outer UDP checksum 0: nothing to fix up
+    p.offloads.set_ip(CsumStatus::kGood);
+    uint8_t* h = p.data() + vx;
+    ASSERT_EQ(GetBe32(h), 0x08000000u);
+    if (variant == 0) PutBe32(h, 0x08200000u);  // RCO bit
+    if (variant == 1) h[7] = 0x11;              // RCO start, 34 / 2
+    if (variant == 2) PutBe32(h, 0x88000000u);  // group policy bit
+    std::string why;
+    EXPECT_FALSE(PopHeader(p, nullptr, &why));
+    EXPECT_NE(why.find("invalid VXLAN flags"), std::string::npos) << why;
+  }
+}
+
 TEST(RowDecap, GreChecksumAlwaysCheckedInSoftware) {
   PacketBatch b{Inner(CsumStatus::kGood, CsumStatus::kGood)};
   PushHeader(b, Vxlan(true, false, TunnelType::kGre));
