@@ -43,10 +43,12 @@ def test_library_trace_replays_to_the_pcap_prediction(tmp_path: Path, scenario: 
 
 def default_ovs(scenario: str) -> bool:
     # trace.predict runs OVS's default egress (payload-independent outer UDP
-    # checksum, partial GSO); scenarios that switch those off predict otherwise.
+    # checksum, partial GSO) for a port with the profile's offloads (as with
+    # userspace-tso-enable); scenarios that switch those off predict otherwise.
     doc = yaml.safe_load((sim.data_dir() / "scenarios" / f"{scenario}.yaml").read_text())
     ovs = doc.get("ovs", {})
-    return ovs.get("udp_tunnel_csum", True) and ovs.get("partial_gso", True)
+    keys = ("udp_tunnel_csum", "partial_gso", "userspace_tso")
+    return all(ovs.get(k, True) for k in keys)
 
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if default_ovs(s)])
