@@ -53,7 +53,7 @@
 #include "offlab/headers.h"
 #include "offlab/nic.h"
 #include "offlab/nic_profile.h"
-#include "trace.h"
+#include "offlab/trace.h"
 
 using offlab::Bytes;
 using offlab::CsumStatus;
@@ -61,7 +61,7 @@ using offlab::Error;
 using offlab::Level;
 using offlab::Packet;
 using offlab::TunnelType;
-namespace replay = offlab::replay;
+namespace tracefile = offlab::trace;
 
 namespace {
 
@@ -477,7 +477,7 @@ void PrintPortStats(uint16_t port) {
 }
 
 /* >8 TX mode. */
-int RunTx(const Options& opt, const std::vector<replay::Record>& trace, uint16_t port,
+int RunTx(const Options& opt, const std::vector<tracefile::Record>& trace, uint16_t port,
           rte_mempool* pool, uint32_t caps, bool multi_seg) {
   /*
    * Software part: offlab's egress for the port's capabilities completes
@@ -497,8 +497,8 @@ int RunTx(const Options& opt, const std::vector<replay::Record>& trace, uint16_t
     }
   } cleanup{templates};
   for (size_t i = 0; i < trace.size(); i++) {
-    const replay::Record& r = trace[i];
-    if (r.role != replay::Role::kTx) continue;
+    const tracefile::Record& r = trace[i];
+    if (r.role != tracefile::Role::kTx) continue;
     records++;
     const std::string what = "trace " + opt.trace + ": packet " + std::to_string(i + 1);
     std::vector<std::string> errors;
@@ -608,14 +608,14 @@ std::string Verdicts(const Bytes& frame) {
 }
 
 /* >8 Check mode. */
-int RunCheck(const Options& opt, const std::vector<replay::Record>& trace, uint16_t port) {
+int RunCheck(const Options& opt, const std::vector<tracefile::Record>& trace, uint16_t port) {
   const offlab::NicProfile tx_prof = offlab::BuiltinProfile(opt.tx_profile);
   const offlab::NicProfile rx_prof = offlab::BuiltinProfile(opt.profile);
 
   /* The prediction: the frames a tx_prof port puts on the wire. */
   std::vector<Bytes> expected;
   for (size_t i = 0; i < trace.size(); i++) {
-    if (trace[i].role != replay::Role::kTx) continue;
+    if (trace[i].role != tracefile::Role::kTx) continue;
     std::vector<std::string> errors;
     for (const Packet& p :
          offlab::NetdevSend({trace[i].ToPacket()}, tx_prof.tx_caps, nullptr, &errors)) {
@@ -625,9 +625,9 @@ int RunCheck(const Options& opt, const std::vector<replay::Record>& trace, uint1
     }
   }
   /* The trace's own RX expectations for this profile, by wire-record order. */
-  std::vector<const replay::RxReport*> stated;
-  for (const replay::Record& r : trace) {
-    if (r.role != replay::Role::kWire) continue;
+  std::vector<const tracefile::RxReport*> stated;
+  for (const tracefile::Record& r : trace) {
+    if (r.role != tracefile::Role::kWire) continue;
     auto it = r.rx.find(rx_prof.name);
     stated.push_back(it == r.rx.end() ? nullptr : &it->second);
   }
@@ -680,7 +680,7 @@ int RunCheck(const Options& opt, const std::vector<replay::Record>& trace, uint1
     /* DPDK has RX_OUTER_IP_CKSUM_BAD but no "good": a good outer IP header of
      * a frame validated inside the tunnel reads as unknown. */
     if (inner && want.ip == CsumStatus::kGood) want.ip = CsumStatus::kUnknown;
-    const replay::RxReport* s = j < stated.size() ? stated[j] : nullptr;
+    const tracefile::RxReport* s = j < stated.size() ? stated[j] : nullptr;
     auto cmp = [&](const char* field, CsumStatus predicted, CsumStatus actual,
                    const CsumStatus* st) {
       if (predicted != actual) {
@@ -736,7 +736,7 @@ int main(int argc, char** argv) {
     opt = ParseOptions(argc - split - 1 > 0 ? argc - split - 1 : 0, argv + split + 1, prog);
 
     /* Validate the input before anything is created. */
-    const std::vector<replay::Record> trace = replay::ReadTrace(opt.trace);
+    const std::vector<tracefile::Record> trace = tracefile::ReadTrace(opt.trace);
     if (opt.mode == "check") {
       offlab::BuiltinProfile(opt.profile);
       offlab::BuiltinProfile(opt.tx_profile);
@@ -805,7 +805,7 @@ int main(int argc, char** argv) {
 
     /* One mempool: the templates or the received frames, plus the rings. */
     size_t frames = 0;
-    for (const replay::Record& r : trace) frames += r.role == replay::Role::kTx ? 64 : 1;
+    for (const tracefile::Record& r : trace) frames += r.role == tracefile::Role::kTx ? 64 : 1;
     const unsigned nb = static_cast<unsigned>(std::min<size_t>(frames + 8191, 65535));
     pool = rte_pktmbuf_pool_create("replay_pool", nb, kMbufCache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
                                    rte_socket_id());

@@ -93,6 +93,21 @@ def _cmd_sim(args: argparse.Namespace) -> int:
         for name in sim.builtin_scenarios():
             print(name)
         return 0
+    if args.replay:
+        if args.scenario is not None:
+            raise _core.OfflabError("give a scenario or --replay TRACE, not both")
+        stem = os.path.splitext(os.path.basename(args.replay))[0]
+        out = args.out or os.path.join("offlab-out", "replay", stem)
+        r = sim.replay(
+            args.replay, out, nic=args.nic, rx_nic=args.rx_nic, inject=args.inject, gro=args.gro
+        )
+        print(r["table"], end="")
+        print(f"results: {os.path.join(out, 'replay.json')}")
+        print(f"pcap: {os.path.join(out, 'replay.pcapng')}")
+        return 0
+    if args.nic or args.rx_nic or args.inject or args.gro:
+        raise _core.OfflabError("--nic, --rx-nic, --inject and --gro go with --replay TRACE")
+    args.scenario = args.scenario or "default"
     bar = None if args.quiet else sim.progress_bar(args.scenario)
     out = args.out or os.path.join("offlab-out", "sim", os.path.basename(args.scenario))
     r = sim.run(
@@ -183,13 +198,25 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     v.set_defaults(func=_cmd_verify)
     sm = sub.add_parser("sim", help="simulate a scenario (built-in name or .yaml file)")
-    sm.add_argument("scenario", nargs="?", default="default")
+    sm.add_argument("scenario", nargs="?", help="built-in name or .yaml file (default: default)")
     sm.add_argument("--out", help="output folder (default offlab-out/sim/SCENARIO)")
     sm.add_argument("--pcap", action="store_true", help="write the NICs' frames as pcapng")
     sm.add_argument("--duration", type=float, help="simulated seconds (overrides the file)")
     sm.add_argument("--mode", choices=["train", "per-frame"], help="event granularity")
     sm.add_argument("--list", action="store_true", help="list the built-in scenarios")
     sm.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    sm.add_argument(
+        "--replay",
+        metavar="TRACE",
+        help="replay a trace (pcapng, e.g. a verifier counterexample) through a simulated NIC "
+        "and cable to a receiving NIC, instead of running a scenario",
+    )
+    sm.add_argument("--nic", help="replay: sending NIC profile (default: the trace's)")
+    sm.add_argument("--rx-nic", help="replay: receiving NIC profile (default: --nic)")
+    sm.add_argument(
+        "--inject", action="append", default=[], help="replay: turn on a seeded bug (repeatable)"
+    )
+    sm.add_argument("--gro", action="store_true", help="replay: the receiver coalesces")
     sm.set_defaults(func=_cmd_sim)
     sw = sub.add_parser(
         "sweep",

@@ -5,6 +5,8 @@
 //   offlab-sim SCENARIO.yaml --cost COST.yaml --out DIR [--pcap] [--duration S]
 //              [--mode train|per-frame] [--progress]
 //   offlab-sim SCENARIO.yaml --check     (validate the file only)
+//   offlab-sim --replay TRACE.pcapng --out DIR [--nic NAME] [--rx-nic NAME]
+//              [--inject FAULT]... [--gro]   (replay a trace: trace-replay.h)
 #include <malloc.h>
 
 #include <cstdio>
@@ -15,6 +17,7 @@
 
 #include "offlab/error.h"
 #include "scenario.h"
+#include "trace-replay.h"
 
 namespace {
 
@@ -22,7 +25,9 @@ int Usage() {
   std::fprintf(stderr,
                "usage: offlab-sim SCENARIO.yaml --cost COST.yaml --out DIR [--pcap] "
                "[--duration S] [--mode train|per-frame] [--progress]\n"
-               "       offlab-sim SCENARIO.yaml --check\n");
+               "       offlab-sim SCENARIO.yaml --check\n"
+               "       offlab-sim --replay TRACE.pcapng --out DIR [--nic NAME] [--rx-nic NAME] "
+               "[--inject FAULT]... [--gro]\n");
   return 2;
 }
 
@@ -49,6 +54,7 @@ int main(int argc, char** argv) {
   std::string scenarioPath, costPath, out;
   offlab::sim::RunOptions opt;
   bool pcap = false, progress = false, check = false;
+  offlab::sim::ReplayOptions replay;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -64,6 +70,16 @@ int main(int argc, char** argv) {
         out = value();
       } else if (a == "--pcap") {
         pcap = true;
+      } else if (a == "--replay") {
+        replay.trace = value();
+      } else if (a == "--nic") {
+        replay.nic = value();
+      } else if (a == "--rx-nic") {
+        replay.rxNic = value();
+      } else if (a == "--inject") {
+        replay.inject.push_back(value());
+      } else if (a == "--gro") {
+        replay.gro = true;
       } else if (a == "--check") {
         check = true;
       } else if (a == "--progress") {
@@ -88,6 +104,21 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "offlab-sim: error: %s\n", e.what());
       return 2;
     }
+  }
+  if (!replay.trace.empty()) {
+    if (!scenarioPath.empty() || out.empty()) {
+      return Usage();
+    }
+    try {
+      replay.pcapPath = out + "/replay.pcapng";
+      const offlab::sim::ReplayResult r = offlab::sim::ReplayTrace(replay);
+      WriteAtomically(out + "/replay.json", offlab::sim::ToJson(r));
+      std::fputs(offlab::sim::ToTable(r).c_str(), stdout);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "offlab-sim: error: %s\n", e.what());
+      return 2;
+    }
+    return 0;
   }
   if (check && !scenarioPath.empty()) {
     try {

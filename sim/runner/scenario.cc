@@ -321,4 +321,6 @@ std::string ToJson(const Result& r, const Scenario& s) {
   return o.str();
 }
 
+std::string JsonString(const std::string& s) { return Quote(s); }
+
 }  // namespace offlab::sim

@@ -44,5 +44,7 @@ ns3::CostModel LoadCostModel(const std::string& path);
 
 Result RunScenario(const Scenario& s, const RunOptions& options);
 std::string ToJson(const Result& r, const Scenario& s);
+/** `s` as a JSON string literal. */
+std::string JsonString(const std::string& s);
 
 }  // namespace offlab::sim

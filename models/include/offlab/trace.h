@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 
 /*
- * Reading offlab traces (docs/trace-format.md) for hw-replay: pcapng whose
- * packet comments `offlab {json}` carry the offload metadata of a packet
- * handed to a NIC (tx records) or a frame predicted on the wire (wire
- * records). No DPDK here, so the reader is usable and testable on its own.
+ * Reading offlab traces (docs/trace-format.md): pcapng whose packet comments
+ * `offlab {json}` carry the offload metadata of a packet handed to a NIC (tx
+ * records) or a frame predicted on the wire (wire records). Shared by
+ * hw-replay and the simulator's trace replay.
  */
 
 #pragma once
@@ -19,7 +19,7 @@
 #include "offlab/offloads.h"
 #include "offlab/packet.h"
 
-namespace offlab::replay {
+namespace offlab::trace {
 
 enum class Role { kTx, kWire, kStep };
 
@@ -56,4 +56,4 @@ std::vector<Record> ReadTrace(const std::string &path);
 /* Parses "unknown" | "bad" | "good" | "partial"; throws offlab::Error. */
 CsumStatus StatusFromName(const std::string &name);
 
-}  // namespace offlab::replay
+}  // namespace offlab::trace

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 
-#include "trace.h"
+#include "offlab/trace.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -11,7 +11,7 @@
 
 #include "offlab/error.h"
 
-namespace offlab::replay {
+namespace offlab::trace {
 
 namespace {
 
@@ -212,4 +212,4 @@ std::vector<Record> ReadTrace(const std::string& path) {
   return out;
 }
 
-}  // namespace offlab::replay
+}  // namespace offlab::trace

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 
 /*
- * The C++ trace reader of hw-replay on the committed sample traces and on
- * broken files. Expected values are derived by hand from the samples'
- * construction (python/offlab/samples.py) and docs/trace-format.md.
+ * The C++ trace reader on the committed sample traces and on broken files. Expected values are
+ * derived by hand from the samples' construction (python/offlab/samples.py) and
+ * docs/trace-format.md.
  */
 
-#include "trace.h"
+#include "offlab/trace.h"
 
 #include <gtest/gtest.h>
 
@@ -15,10 +15,10 @@
 
 #include "offlab/error.h"
 
-namespace offlab::replay {
+namespace offlab::trace {
 namespace {
 
-const std::string kTraces = OFFLAB_TRACES_DIR;
+const std::string kTraces = OFFLAB_TEST_TRACES;
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -31,7 +31,7 @@ std::string WriteTemp(const std::string& name, const std::string& bytes) {
   return path;
 }
 
-TEST(ReplayTrace, TcpPartialSample) {
+TEST(TraceReader, TcpPartialSample) {
   auto t = ReadTrace(kTraces + "/tcp-partial.pcapng");
   ASSERT_EQ(t.size(), 2u);
   const Record& tx = t[0];
@@ -56,7 +56,7 @@ TEST(ReplayTrace, TcpPartialSample) {
   EXPECT_EQ(wire.rx.at("pcap").ip, CsumStatus::kUnknown);
 }
 
-TEST(ReplayTrace, VxlanTsoSample) {
+TEST(TraceReader, VxlanTsoSample) {
   auto t = ReadTrace(kTraces + "/vxlan-tso-partial.pcapng");
   ASSERT_EQ(t.size(), 4u);  // the TSO packet and its three segments
   EXPECT_EQ(t[0].tso_segsz, 1000);
@@ -72,7 +72,7 @@ TEST(ReplayTrace, VxlanTsoSample) {
   EXPECT_EQ(t[3].frame.size(), 1004u);
 }
 
-TEST(ReplayTrace, BrokenFilesNameTheProblem) {
+TEST(TraceReader, BrokenFilesNameTheProblem) {
   const std::string good = Slurp(kTraces + "/tcp-partial.pcapng");
   auto fails = [](const std::string& path, const std::string& what) {
     try {
@@ -96,4 +96,4 @@ TEST(ReplayTrace, BrokenFilesNameTheProblem) {
 }
 
 }  // namespace
-}  // namespace offlab::replay
+}  // namespace offlab::trace
