@@ -819,7 +819,7 @@ PacketBatch Conntrack::Execute(PacketBatch batch, const CtSpec& spec, Counters* 
 }
 
 bool Conntrack::Execute(Packet& p, const CtSpec& spec, Counters* counters) {
-  PacketBatch out = Execute(PacketBatch{std::move(p)}, spec, counters);
+  PacketBatch out = Execute(OneBatch(std::move(p)), spec, counters);
   if (out.empty()) return false;
   if (out.size() > 1) {
     throw Error("ct: a fragment completed a datagram; use the batch form of Execute");

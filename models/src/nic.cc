@@ -66,7 +66,7 @@ NicTx NicTx::FromProfile(const NicProfile& p) {
   return n;
 }
 
-PacketBatch NicTransmit(const Packet& in, const NicTx& nic, std::vector<std::string>* violations) {
+PacketBatch NicTransmit(Packet in, const NicTx& nic, std::vector<std::string>* violations) {
   auto violation = [&](const std::string& what) {
     if (violations) violations->push_back(what);
   };
@@ -85,13 +85,13 @@ PacketBatch NicTransmit(const Packet& in, const NicTx& nic, std::vector<std::str
     uint32_t need = cap::kTcpTso | TnlTsoCap(in.offloads.tunnel());
     if ((nic.caps & need) != need) {
       violation("requested TSO (" + CapsToString(need) + ") without the capability");
-      frames.push_back(in);
+      frames.push_back(std::move(in));
     } else {
       frames = Gso(in);
       hw_tso = true;
     }
   } else {
-    frames.push_back(in);
+    frames.push_back(std::move(in));
   }
 
   for (Packet& f : frames) {
@@ -133,8 +133,8 @@ PacketBatch NicTransmit(const Packet& in, const NicTx& nic, std::vector<std::str
   return frames;
 }
 
-Packet NicReceive(const Bytes& frame, const NicProfile& profile, RxStatus* status) {
-  Packet p(frame);
+Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status) {
+  Packet p = Packet::Adopt(std::move(frame));
   Parse(p);
   RxStatus st;
   st.tunnel = DetectTunnel(p);
@@ -181,7 +181,12 @@ Packet NicReceive(const Bytes& frame, const NicProfile& profile, RxStatus* statu
       }
     }
   }
-  Packet out(frame);
+  // The host gets the frame unparsed, with only the statuses the NIC reports.
+  Packet out = std::move(p);
+  out.ResetOffsets();
+  out.offloads = Offloads();
+  out.md = {};
+  out.tso_segsz = 0;
   out.offloads.set_ip(st.ip);
   out.offloads.set_l4(st.l4);
   if (status) *status = st;

@@ -10,6 +10,20 @@ Packet::Packet(const uint8_t* data, size_t len, size_t headroom)
   if (len && data) std::memcpy(buf_.data() + head_, data, len);  // null: zero-filled
 }
 
+Packet Packet::Adopt(Bytes&& bytes) {
+  Packet p(nullptr, 0, 0);
+  p.len_ = bytes.size();
+  p.buf_ = std::move(bytes);
+  return p;
+}
+
+Bytes Packet::TakeBytes() && {
+  if (head_) std::memmove(buf_.data(), buf_.data() + head_, len_);
+  buf_.resize(len_);
+  head_ = len_ = 0;
+  return std::move(buf_);
+}
+
 void Packet::ShiftOffsets(long delta) {
   for (uint16_t* ofs : {&l2_5_ofs, &l3_ofs, &l4_ofs, &inner_l2_ofs, &inner_l3_ofs, &inner_l4_ofs}) {
     if (*ofs == kNoOffset) continue;

@@ -1,6 +1,7 @@
 #include "offlab/pipeline.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "offlab/caps.h"
 #include "offlab/egress.h"
@@ -205,7 +206,7 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
   if (meta.bad_ip_csum) ComposeBadIpCsum(p);
   p.md.in_port = port.ofport;
   Process(p, 0, true, 0);
-  return sent_;
+  return std::exchange(sent_, {});
 }
 
 std::vector<Sent> Pipeline::ReceivePacket(const std::string& name, Packet p) {
@@ -217,7 +218,7 @@ std::vector<Sent> Pipeline::ReceivePacket(const std::string& name, Packet p) {
   tx_calls_ = 0;
   p.md.in_port = port.ofport;
   Process(p, 0, true, 0);
-  return sent_;
+  return std::exchange(sent_, {});
 }
 
 void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
@@ -267,6 +268,11 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
   for (const Action& a : actions) {
     switch (a.type) {
       case ActionType::kOutput:
+        // The last action outside a resubmit: nothing uses the packet again.
+        if (&a == &actions.back() && resubmits_ == 0) {
+          Output(a.port, std::move(p), depth);
+          return;
+        }
         Output(a.port, p, depth);
         break;
       case ActionType::kSetEth:
@@ -297,7 +303,7 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
           events_.push_back("drop: tnl_push to non-tunnel port " + t.cfg.name);
           return;
         }
-        PacketBatch batch{std::move(p)};
+        PacketBatch batch = OneBatch(std::move(p));
         PushHeader(batch, *t.cfg.tunnel, &counters_);
         if (batch.empty()) return;
         // A batch of several (software-segmented) packets continues one by one.
@@ -322,7 +328,7 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
       case ActionType::kCt: {
         // Conntrack may hold the packet (a fragment) or release several (the
         // fragments of a datagram it completed): each continues on its own.
-        PacketBatch out = conntrack_->Execute(PacketBatch{std::move(p)}, a.ct, &counters_);
+        PacketBatch out = conntrack_->Execute(OneBatch(std::move(p)), a.ct, &counters_);
         const std::vector<Action> rest(&a + 1, actions.data() + actions.size());
         for (Packet& q : out) {
           if (a.ct.table) {
@@ -339,7 +345,15 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
         Process(p, a.table, true, depth + 1);
         return;
       case ActionType::kResubmit:
-        Process(p, a.table, false, depth + 1);
+        // The actions after it run on what the resubmitted table left.
+        {
+          struct Nest {
+            int& n;
+            explicit Nest(int& c) : n(++c) {}
+            ~Nest() { --n; }
+          } nest(resubmits_);
+          Process(p, a.table, false, depth + 1);
+        }
         break;
       case ActionType::kController: {
         // dp_netdev_upcall (type != MISS): send_prepare(p, 0) before the
@@ -363,7 +377,7 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
 void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
   Port& port = PortRef(ofport);
   if (port.cfg.tunnel) {
-    PacketBatch batch{std::move(p)};
+    PacketBatch batch = OneBatch(std::move(p));
     PushHeader(batch, *port.cfg.tunnel, &counters_);
     for (Packet& q : batch) Output(port.underlay, std::move(q), depth);
     return;
@@ -371,21 +385,24 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
   const uint32_t tx = tx_calls_++;
   if (tx_tap_) tx_tap_(port.cfg.name, p, tx);
   std::vector<std::string> errors;
-  PacketBatch ready = NetdevSend({std::move(p)}, port.tx.caps, &counters_, &errors, cfg_.egress);
+  PacketBatch ready =
+      NetdevSend(OneBatch(std::move(p)), port.tx.caps, &counters_, &errors, cfg_.egress);
   for (const std::string& e : errors) events_.push_back("drop on " + port.cfg.name + ": " + e);
-  for (const Packet& q : ready) {
+  for (Packet& q : ready) {
     std::vector<std::string> violations;
+    const Offloads handed = q.offloads;
+    const uint16_t segsz = q.tso_segsz;
     PacketBatch frames;
     {
       HardwareScope hw;
-      frames = NicTransmit(q, port.tx, &violations);
+      frames = NicTransmit(std::move(q), port.tx, &violations);
     }
     for (const std::string& v : violations) {
       counters_.Inc("offlab_nic_violation");
       events_.push_back("nic " + port.cfg.name + ": " + v);
     }
-    for (const Packet& f : frames) {
-      sent_.push_back({port.cfg.name, f.bytes(), q.offloads, q.tso_segsz, nic_packets_, tx});
+    for (Packet& f : frames) {
+      sent_.push_back({port.cfg.name, std::move(f).TakeBytes(), handed, segsz, nic_packets_, tx});
     }
     nic_packets_++;
   }

@@ -178,9 +178,10 @@ void OffloadNetDevice::ReceiveTrain(Ptr<FrameTrain> train) {
   frames.reserve(train->frames.size());
   {
     offlab::HardwareScope hw;
-    for (const offlab::Bytes& f : train->frames) {
+    // The train is this device's now: its frames become the received packets.
+    for (offlab::Bytes& f : train->frames) {
       offlab::RxStatus st;
-      offlab::Packet p = offlab::NicReceive(f, m_profile, &st);
+      offlab::Packet p = offlab::NicReceive(std::move(f), m_profile, &st);
       frames.emplace_back(std::move(p), st);
     }
   }

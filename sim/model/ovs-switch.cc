@@ -217,8 +217,12 @@ void OvsSwitch::Run(const std::string& port, std::vector<offlab::Packet> packets
     m_pmdDrops += packets.size();
     return;
   }
-  Simulator::Schedule(finish - Simulator::Now(), &OvsSwitch::Emit, this, std::move(out),
-                      std::move(txs));
+  // Shared, not copied: ns-3 passes a member event's arguments by value.
+  auto pending = std::make_shared<std::pair<std::vector<offlab::Sent>, TxRecords>>(std::move(out),
+                                                                                   std::move(txs));
+  Simulator::Schedule(finish - Simulator::Now(), [this, pending]() {
+    Emit(std::move(pending->first), std::move(pending->second));
+  });
 }
 
 bool OvsSwitch::Offloaded(const std::string& port, const std::vector<offlab::Sent>& sent) {
@@ -255,8 +259,8 @@ void OvsSwitch::Emit(std::vector<offlab::Sent> sent, TxRecords txs) {
       const auto tx = txs.find(group.front().tx);
       it->second.nic->SendFrames(std::move(group), tx == txs.end() ? nullptr : tx->second);
     } else if (it->second.guest) {
-      for (const offlab::Sent& s : group) {
-        it->second.guest->DeliverFromHost(s);
+      for (offlab::Sent& s : group) {
+        it->second.guest->DeliverFromHost(std::move(s));
       }
     }
   }

@@ -164,8 +164,8 @@ bool VirtioNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t pro
   return true;
 }
 
-void VirtioNetDevice::DeliverFromHost(const offlab::Sent& packet) {
-  offlab::Packet p(packet.frame);
+void VirtioNetDevice::DeliverFromHost(offlab::Sent&& packet) {
+  offlab::Packet p = offlab::Packet::Adopt(std::move(packet.frame));
   offlab::Parse(p);
   p.offloads = packet.offloads;
   p.tso_segsz = packet.tso_segsz;

@@ -42,7 +42,7 @@ class VirtioNetDevice : public OffloadDeviceBase {
    * segment). The guest coalesces back-to-back validated segments (virtio
    * GRO in the guest kernel) before its stack sees them.
    */
-  void DeliverFromHost(const offlab::Sent& packet);
+  void DeliverFromHost(offlab::Sent&& packet);
 
   uint64_t GetTxPackets() const;
   uint64_t GetRxPackets() const;

@@ -28,8 +28,7 @@ struct NicTx {
 // The frames a NIC puts on the wire for one packet from the driver. A request
 // outside the advertised capabilities is not performed and is reported in
 // `violations` (one line each).
-PacketBatch NicTransmit(const Packet& p, const NicTx& nic,
-                        std::vector<std::string>* violations = nullptr);
+PacketBatch NicTransmit(Packet p, const NicTx& nic, std::vector<std::string>* violations = nullptr);
 
 // Statuses a receiving NIC reports for one frame (OVS keeps only the outer
 // pair; the inner pair is what a kernel sees as csum_level and what GRO uses).
@@ -42,7 +41,7 @@ struct RxStatus {
 // Hardware receive validation per the profile, from the actual bytes. Returns
 // a packet whose offloads word holds what netdev-dpdk would store (outer
 // statuses only) and, in `status`, the full report.
-Packet NicReceive(const Bytes& frame, const NicProfile& profile, RxStatus* status = nullptr);
+Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status = nullptr);
 
 // Receive coalescing (GRO in the kernel/driver, or hardware LRO). In-order
 // TCP segments of one flow (same addresses, ports, tunnel endpoints and key,

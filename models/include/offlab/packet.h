@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "offlab/bytes.h"
@@ -61,12 +62,18 @@ class Packet {
   Packet(const uint8_t* data, size_t len, size_t headroom = kDefaultHeadroom);
   explicit Packet(const Bytes& bytes, size_t headroom = kDefaultHeadroom)
       : Packet(bytes.data(), bytes.size(), headroom) {}
+  // Takes over `bytes` without copying them; no headroom, so a later Push
+  // reallocates. For frames that arrive from a wire or a guest.
+  static Packet Adopt(Bytes&& bytes);
 
   uint8_t* data() { return buf_.data() + head_; }
   const uint8_t* data() const { return buf_.data() + head_; }
   size_t size() const { return len_; }
   size_t headroom() const { return head_; }
   Bytes bytes() const { return Bytes(data(), data() + len_); }
+  // The bytes, leaving the packet empty: no allocation, and no copy when
+  // there is no headroom.
+  Bytes TakeBytes() &&;
 
   // Prepends n bytes (contents unspecified) and shifts every layer offset by
   // n; returns a pointer to the new front.
@@ -125,5 +132,12 @@ class Packet {
 };
 
 using PacketBatch = std::vector<Packet>;
+
+// A batch of one, moved in (a braced list would copy the packet).
+inline PacketBatch OneBatch(Packet&& p) {
+  PacketBatch b;
+  b.push_back(std::move(p));
+  return b;
+}
 
 }  // namespace offlab

@@ -124,6 +124,7 @@ class Pipeline {
   std::vector<Sent> sent_;
   uint32_t nic_packets_ = 0;
   uint32_t tx_calls_ = 0;
+  int resubmits_ = 0;  // resubmits in progress: their callers still use the packet
   TxTap tx_tap_;
   std::unique_ptr<Conntrack> conntrack_;
 };
