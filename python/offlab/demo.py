@@ -146,7 +146,7 @@ def _proofs(rep: Report, out: Path) -> bool:
 
 
 def _seeded_bug(rep: Report, out: Path) -> bool:
-    from . import trace
+    from . import sim, trace
     from .verification import verify
 
     bug, profile = SEEDED_BUG
@@ -157,7 +157,8 @@ def _seeded_bug(rep: Report, out: Path) -> bool:
         f"With the historical bug {bug} ({_core.fault_project(bug)} "
         f"{_core.fault_commit(bug)}) turned on, the verifier finds {len(failed)} failing "
         f"property-setting pair(s) on the {profile} profile. Each counterexample is an offlab "
-        "trace (pcapng): open it in Wireshark, replay it with `offlab replay tx`."
+        "trace (pcapng): open it in Wireshark, replay it in the simulator with "
+        "`offlab sim --replay FILE [--inject BUG]`, or onto a NIC with `offlab replay tx`."
     )
     rows = [
         [x.property, x.config, " → ".join(op for op, _ in x.trace), x.trace[-1][1].describe()]
@@ -186,6 +187,15 @@ def _seeded_bug(rep: Report, out: Path) -> bool:
             label = "with the bug" if on else "with the fix"
             for f in frames:
                 detail.append(f"replayed {label}: {_verdicts(f.bytes())}")
+        # And through the simulator: a simulated NIC, cable and receiving NIC.
+        for faults, label in (([bug], "with the bug"), ([], "with the fix")):
+            run = sim.replay(path, out / "replay" / ("bug" if faults else "fix"), inject=faults)
+            received = "; ".join(r.split(", ", 1)[-1] for r in run["received"])
+            detail.append(
+                f"simulated {label}: {run['wire_frames']} frame(s) on the wire, "
+                f"{run['wrong_frames']} with a wrong checksum; the receiving {run['rx_nic']} "
+                f"reports {received or 'nothing'}"
+            )
     if detail:
         sec.blocks.append("\n".join(detail))
     sec.paragraphs.append("Counterexample files: " + ", ".join(str(p) for p in r.counterexamples))

@@ -149,6 +149,12 @@ def test_demo_writes_the_report(tmp_path: Path) -> None:
     assert all((out / f).stat().st_size > 5000 for f in figures)
     assert "udp" in md and "bad" in md  # the seeded bug's wrong outer checksum, decoded
     assert list((out / "counterexamples").glob("P2-e810-*.pcapng"))
+    # Replayed in the simulator: wrong on the wire with the bug, right with the fix.
+    assert re.search(
+        r"simulated with the bug: \d+ frame\(s\) on the wire, [1-9]\d* with a wrong", md
+    )
+    assert re.search(r"simulated with the fix: \d+ frame\(s\) on the wire, 0 with a wrong", md)
+    assert (out / "replay" / "bug" / "replay.pcapng").stat().st_size > 0
 
 
 def test_offloads_attribute_is_the_packets_own() -> None:
