@@ -192,11 +192,10 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
   events_.clear();
   nic_packets_ = 0;
   tx_calls_ = 0;
-  Packet p = Packet(frame);
-  if (!port.dummy) {
+  Packet p = port.dummy ? Packet(frame) : [&] {
     HardwareScope hw;
-    p = NicReceive(frame, port.profile);
-  }
+    return NicReceive(frame, port.profile);
+  }();
   if (port.rx_ip) p.offloads.set_ip(*port.rx_ip);
   if (port.rx_l4) p.offloads.set_l4(*port.rx_l4);
   if (port.rx_tso_segsz) p.tso_segsz = port.rx_tso_segsz;

@@ -96,6 +96,8 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     if args.replay:
         if args.scenario is not None:
             raise _core.OfflabError("give a scenario or --replay TRACE, not both")
+        if args.pcap or args.duration is not None or args.mode is not None:
+            raise _core.OfflabError("--pcap, --duration and --mode are for scenarios, not --replay")
         stem = os.path.splitext(os.path.basename(args.replay))[0]
         out = args.out or os.path.join("offlab-out", "replay", stem)
         r = sim.replay(

@@ -239,9 +239,14 @@ std::string ToTable(const ReplayResult& r) {
       o << line << (sums.empty() ? "none" : sums) << (f.wrong ? "   <- WRONG" : "") << "\n";
     }
   }
-  o << "  " << r.wireFrames << " frames on the wire, " << r.wrongFrames
-    << " with a wrong checksum; " << r.droppedPackets << " packets dropped before the NIC\n";
-  o << "  the receiving " << r.rxNic << " delivered " << r.received.size() << " packets:\n";
+  auto count = [](std::size_t n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  o << "  " << count(r.wireFrames, "frame") << " on the wire, " << r.wrongFrames
+    << " with a wrong checksum; " << count(r.droppedPackets, "packet")
+    << " dropped before the NIC\n";
+  o << "  the receiving " << r.rxNic << " delivered " << count(r.received.size(), "packet")
+    << ":\n";
   for (const std::string& s : r.received) {
     o << "    " << s << "\n";
   }

@@ -133,6 +133,7 @@ def test_cli_prints_the_table_and_writes_the_results(
         (["--replay", "{truncated}"], "truncated.pcapng"),
         (["--replay", "{sample}", "default"], "not both"),
         (["default", "--nic", "e810"], "go with --replay"),
+        (["--replay", "{sample}", "--duration", "1"], "not --replay"),
     ],
 )
 def test_bad_replay_input_is_one_clear_error(tmp_path: Path, args: list[str], message: str) -> None:

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Packet buffers handed over without copying: Adopt takes a frame's bytes,
+// TakeBytes gives them back, and headroom, Push and Pull behave as for a
+// copied packet.
+#include <gtest/gtest.h>
+
+#include "offlab/bytes.h"
+#include "offlab/packet.h"
+
+namespace offlab {
+namespace {
+
+TEST(PacketBuffer, AdoptKeepsTheBytesWithoutHeadroom) {
+  Bytes frame{1, 2, 3, 4, 5};
+  const uint8_t* storage = frame.data();
+  Packet p = Packet::Adopt(std::move(frame));
+  EXPECT_EQ(p.bytes(), (Bytes{1, 2, 3, 4, 5}));
+  EXPECT_EQ(p.headroom(), 0u);
+  EXPECT_EQ(p.data(), storage);  // the same buffer, not a copy
+  EXPECT_EQ(p.l3_ofs, kNoOffset);
+}
+
+TEST(PacketBuffer, PushOnAnAdoptedPacketGrowsItsHeadroom) {
+  Packet p = Packet::Adopt(Bytes{9, 9});
+  p.l3_ofs = 0;
+  uint8_t* front = p.Push(3);
+  front[0] = 7, front[1] = 7, front[2] = 7;
+  EXPECT_EQ(p.bytes(), (Bytes{7, 7, 7, 9, 9}));
+  EXPECT_EQ(p.l3_ofs, 3);
+  EXPECT_GE(p.headroom(), Packet::kDefaultHeadroom - 3);
+}
+
+TEST(PacketBuffer, TakeBytesReturnsExactlyThePacketAndEmptiesIt) {
+  Packet p(Bytes{0xa, 0xb, 0xc, 0xd, 0xe});
+  p.Pull(2);  // headroom in front of the data
+  const Bytes taken = std::move(p).TakeBytes();
+  EXPECT_EQ(taken, (Bytes{0xc, 0xd, 0xe}));
+  EXPECT_EQ(p.size(), 0u);  // TakeBytes promises an empty packet
+}
+
+TEST(PacketBuffer, TakeBytesOfAnAdoptedPacketIsTheSameBuffer) {
+  Bytes frame{4, 3, 2, 1};
+  const uint8_t* storage = frame.data();
+  Packet p = Packet::Adopt(std::move(frame));
+  const Bytes back = std::move(p).TakeBytes();
+  EXPECT_EQ(back, (Bytes{4, 3, 2, 1}));
+  EXPECT_EQ(back.data(), storage);
+}
+
+TEST(PacketBuffer, OneBatchMovesThePacketIn) {
+  Packet p(Bytes(1500, 0x5a));
+  const uint8_t* storage = p.data();
+  PacketBatch b = OneBatch(std::move(p));
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].data(), storage);
+  EXPECT_EQ(b[0].size(), 1500u);
+}
+
+}  // namespace
+}  // namespace offlab
