@@ -617,11 +617,15 @@ int RunCheck(const Options& opt, const std::vector<tracefile::Record>& trace, ui
   for (size_t i = 0; i < trace.size(); i++) {
     if (trace[i].role != tracefile::Role::kTx) continue;
     std::vector<std::string> errors;
-    for (const Packet& p :
-         offlab::NetdevSend({trace[i].ToPacket()}, tx_prof.tx_caps, nullptr, &errors)) {
-      for (const Packet& f : offlab::NicTransmit(p, offlab::NicTx::FromProfile(tx_prof))) {
-        expected.push_back(f.bytes());
+    try {
+      for (const Packet& p :
+           offlab::NetdevSend({trace[i].ToPacket()}, tx_prof.tx_caps, nullptr, &errors)) {
+        for (const Packet& f : offlab::NicTransmit(p, offlab::NicTx::FromProfile(tx_prof))) {
+          expected.push_back(f.bytes());
+        }
       }
+    } catch (const Error& e) {
+      throw Error("trace " + opt.trace + ": packet " + std::to_string(i + 1) + ": " + e.what());
     }
   }
   /* The trace's own RX expectations for this profile, by wire-record order. */

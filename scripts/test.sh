@@ -24,7 +24,7 @@ run "ruff" .venv/bin/ruff check python tests/python verify bench
 mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'sim/*.h' 'sim/*.cc' 'tests/cpp/*.cc' 'bench/*.cc' 'fuzz/*.cc' 'python/bindings/*.cc' 'hw-replay/*.cc' 'hw-replay/*.h')
 run "clang-format" clang-format --dry-run --Werror "${cxx[@]}"
 
-step "Fuzzing parse + pipeline (${FUZZ_SECONDS}s, ASan+UBSan)"
+step "Fuzzing parse + pipeline and the trace reader (${FUZZ_SECONDS}s each, ASan+UBSan)"
 if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFFLAB_SANITIZE=ON \
      -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_BUILD_SIM=OFF -DOFFLAB_WERROR=ON >/dev/null \
    && cmake --build build-fuzz >/dev/null; then
@@ -32,6 +32,8 @@ if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFF
     name=$(basename "$target")
     corpus=$(mktemp -d)
     [ -d "fuzz/corpus/$name" ] && cp -r "fuzz/corpus/$name/." "$corpus/"
+    # The trace reader starts from the sample traces.
+    [ "$name" = trace_reader_fuzz ] && cp traces/*.pcapng "$corpus/"
     if "$target" -max_total_time="$FUZZ_SECONDS" "$corpus" > "build-fuzz/$name.log" 2>&1; then
       echo "ok: $name ($(grep -c '^#' "build-fuzz/$name.log") status lines, no crash)"
     else

@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -68,6 +69,8 @@ RxReport ParseRx(const YAML::Node& n, const std::string& at) {
   return r;
 }
 
+void ParseFields(const YAML::Node& m, Record& r, const std::string& at);
+
 /* Fills `r` from the JSON object of an `offlab {...}` comment. */
 void ParseMeta(const std::string& json, Record& r, const std::string& at) {
   YAML::Node m;
@@ -77,6 +80,15 @@ void ParseMeta(const std::string& json, Record& r, const std::string& at) {
     throw Error(at + ": comment is not JSON (" + e.msg + ")");
   }
   if (!m.IsMap()) throw Error(at + ": comment is not a JSON object");
+  try {
+    ParseFields(m, r, at);
+  } catch (const YAML::Exception& e) {
+    // A field of the wrong JSON type (e.g. an object where a string belongs).
+    throw Error(at + ": comment has a field of the wrong type (" + e.msg + ")");
+  }
+}
+
+void ParseFields(const YAML::Node& m, Record& r, const std::string& at) {
   if (m["op"]) r.op = m["op"].as<std::string>();
   std::string role = m["role"] ? m["role"].as<std::string>() : (r.op == "wire" ? "wire" : "step");
   if (role == "tx")
@@ -105,7 +117,8 @@ void ParseMeta(const std::string& json, Record& r, const std::string& at) {
     for (size_t i = 0; i < r.ofs.size(); i++) {
       const YAML::Node v = ofs[kOfsNames[i]];
       if (!v || v.IsNull()) continue;
-      uint64_t o = UInt(v, std::string("ofs.") + kOfsNames[i], r.frame.size(), at);
+      const uint64_t max = std::min<uint64_t>(r.frame.size(), kNoOffset - 1);
+      uint64_t o = UInt(v, std::string("ofs.") + kOfsNames[i], max, at);
       if (o < last) throw Error(at + ": ofs." + kOfsNames[i] + " is before the previous layer");
       r.ofs[i] = static_cast<uint16_t>(o);
       last = o;
@@ -143,7 +156,10 @@ std::vector<Record> ReadTrace(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("trace " + path + ": " + std::strerror(errno));
   const Bytes data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string name = "trace " + path;
+  return ParseTrace(data, "trace " + path);
+}
+
+std::vector<Record> ParseTrace(const Bytes& data, const std::string& name) {
   if (data.size() < 12 || Cursor{data.data(), false}.U32(0) != kShb) {
     throw Error(name + ": not a pcapng file (no section header block)");
   }

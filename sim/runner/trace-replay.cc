@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 
 #include "ns3/boolean.h"
@@ -89,6 +90,62 @@ ReplayResult ReplayTrace(const ReplayOptions& options) {
     throw Error("trace " + options.trace + ": no tx records to replay");
   }
 
+  // The core's work first: a record it refuses stops the replay before
+  // anything is written.
+  struct Pending {
+    std::vector<Sent> frames;
+    std::shared_ptr<ns3::TxRecord> tx;
+  };
+  std::vector<Pending> pending;
+  const NicTx tx = NicTx::FromProfile(profile);
+  for (std::size_t i = 0; i < records.size(); i++) {
+    const trace::Record& rec = records[i];
+    if (rec.role != trace::Role::kTx) {
+      continue;
+    }
+    ReplayRecord out;
+    out.number = i + 1;
+    out.op = rec.op;
+    const Packet packet = rec.ToPacket();
+    out.handed = packet.offloads.Describe();
+    auto txRecord = std::make_shared<ns3::TxRecord>();
+    txRecord->frame = packet.bytes();
+    txRecord->comment = ns3::TxComment(packet);
+
+    std::vector<Sent> frames;
+    try {
+      PacketBatch ready = NetdevSend({packet}, profile.tx_caps, nullptr, &out.errors);
+      if (ready.empty()) {
+        r.droppedPackets++;
+      }
+      for (uint32_t q = 0; q < ready.size(); q++) {
+        PacketBatch wire;
+        {
+          HardwareScope hw;
+          wire = NicTransmit(ready[q], tx, &out.violations);
+        }
+        for (const Packet& w : wire) {
+          Sent s;
+          s.port = "replay";
+          s.frame = w.bytes();
+          s.offloads = ready[q].offloads;
+          s.tso_segsz = ready[q].tso_segsz;
+          s.nic_packet = q;
+          out.frames.push_back(Inspect(s.frame));
+          r.wrongFrames += out.frames.back().wrong;
+          frames.push_back(std::move(s));
+        }
+      }
+    } catch (const Error& e) {
+      // A record the core cannot process (e.g. TSO without a TCP header).
+      throw Error("trace " + options.trace + ": packet " + std::to_string(out.number) + ": " +
+                  e.what());
+    }
+    r.wireFrames += frames.size();
+    pending.push_back({std::move(frames), txRecord});
+    r.records.push_back(std::move(out));
+  }
+
   Ptr<OffloadChannel> cable = CreateObject<OffloadChannel>();
   Ptr<OffloadNetDevice> nic[2];
   for (int i = 0; i < 2; i++) {
@@ -117,47 +174,8 @@ ReplayResult ReplayTrace(const ReplayOptions& options) {
     }
   });
 
-  const NicTx tx = NicTx::FromProfile(profile);
-  for (std::size_t i = 0; i < records.size(); i++) {
-    const trace::Record& rec = records[i];
-    if (rec.role != trace::Role::kTx) {
-      continue;
-    }
-    ReplayRecord out;
-    out.number = i + 1;
-    out.op = rec.op;
-    const Packet packet = rec.ToPacket();
-    out.handed = packet.offloads.Describe();
-    auto txRecord = std::make_shared<ns3::TxRecord>();
-    txRecord->frame = packet.bytes();
-    txRecord->comment = ns3::TxComment(packet);
-
-    PacketBatch ready = NetdevSend({packet}, profile.tx_caps, nullptr, &out.errors);
-    if (ready.empty()) {
-      r.droppedPackets++;
-    }
-    std::vector<Sent> frames;
-    for (uint32_t q = 0; q < ready.size(); q++) {
-      PacketBatch wire;
-      {
-        HardwareScope hw;
-        wire = NicTransmit(ready[q], tx, &out.violations);
-      }
-      for (const Packet& w : wire) {
-        Sent s;
-        s.port = "replay";
-        s.frame = w.bytes();
-        s.offloads = ready[q].offloads;
-        s.tso_segsz = ready[q].tso_segsz;
-        s.nic_packet = q;
-        out.frames.push_back(Inspect(s.frame));
-        r.wrongFrames += out.frames.back().wrong;
-        frames.push_back(std::move(s));
-      }
-    }
-    r.wireFrames += frames.size();
-    nic[0]->SendFrames(std::move(frames), txRecord);
-    r.records.push_back(std::move(out));
+  for (Pending& p : pending) {
+    nic[0]->SendFrames(std::move(p.frames), p.tx);
   }
 
   Simulator::Run();

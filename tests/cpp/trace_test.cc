@@ -93,6 +93,30 @@ TEST(TraceReader, BrokenFilesNameTheProblem) {
   at = bad_role.find("\"tx\"");
   bad_role.replace(at, 4, "\"tz\"");
   fails(WriteTemp("role.pcapng", bad_role), "packet 1: role must be");
+  // A field of the wrong JSON type: a list where the op string belongs
+  // ("send" and [1, 2] have the same length, so the block stays valid).
+  std::string bad_type = good;
+  at = bad_type.find("\"op\": \"send\"");
+  bad_type.replace(at + 6, 6, "[1, 2]");
+  fails(WriteTemp("type.pcapng", bad_type), "packet 1: comment has a field of the wrong type");
+}
+
+TEST(TraceReader, ParsesATraceInMemoryAsFromAFile) {
+  const std::string good = Slurp(kTraces + "/vxlan-tso-partial.pcapng");
+  const auto from_file = ReadTrace(kTraces + "/vxlan-tso-partial.pcapng");
+  const auto in_memory = ParseTrace(Bytes(good.begin(), good.end()), "mem");
+  ASSERT_EQ(in_memory.size(), from_file.size());
+  for (size_t i = 0; i < in_memory.size(); i++) {
+    EXPECT_EQ(in_memory[i].frame, from_file[i].frame);
+    EXPECT_EQ(in_memory[i].offloads, from_file[i].offloads);
+    EXPECT_EQ(in_memory[i].ofs, from_file[i].ofs);
+  }
+  try {
+    ParseTrace(Bytes{1, 2, 3}, "mem");
+    ADD_FAILURE() << "three bytes were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("mem: not a pcapng", 0), 0u) << e.what();
+  }
 }
 
 }  // namespace

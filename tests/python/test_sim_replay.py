@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_replay import SAMPLES, TSHARK_BAD, TSHARK_GOOD, tshark_checksums
 
-from offlab import sim, trace
+from offlab import samples, sim, trace
 from offlab.verification import verify
 
 BUG = "intel-outer-udp-unseeded"
@@ -147,3 +147,22 @@ def test_bad_replay_input_is_one_clear_error(tmp_path: Path, args: list[str], me
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("offlab: error:") and message in lines[0], lines
     assert not out.exists()
+
+
+def test_a_record_the_nic_cannot_segment_is_named(tmp_path: Path) -> None:
+    # A TSO request over UDP (IP protocol rewritten to 17 in the tcp-partial
+    # sample): software GSO drops it, a NIC with hardware TSO cannot cut it.
+    tx = samples.sample_records("tcp-partial")[0]
+    frame = bytearray(tx.frame)
+    frame[23] = 17
+    meta = dict(tx.meta, tso_segsz=20, mbuf=dict(tx.meta["mbuf"], l4_len=8))
+    bad = tmp_path / "tso-over-udp.pcapng"
+    trace.write(bad, [trace.Record(bytes(frame), meta)])
+    dropped = sim.replay(bad, tmp_path / "pcap", nic="pcap")
+    assert dropped["dropped_packets"] == 1 and dropped["wire_frames"] == 0
+    assert "TSO packet without a TCP header" in dropped["records"][0]["errors"][0]
+    res = sim_cli("--replay", str(bad), "--nic", "e810", "--out", str(tmp_path / "e810"))
+    assert res.returncode != 0
+    assert "packet 1: gso: TSO packet without a TCP header" in res.stderr.strip()
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "e810").exists()

@@ -52,6 +52,8 @@ struct Record {
  * naming the file, the packet (1-based) and the problem.
  */
 std::vector<Record> ReadTrace(const std::string &path);
+/* The same for a trace in memory; `name` starts every error message. */
+std::vector<Record> ParseTrace(const Bytes &data, const std::string &name);
 
 /* Parses "unknown" | "bad" | "good" | "partial"; throws offlab::Error. */
 CsumStatus StatusFromName(const std::string &name);
