@@ -226,6 +226,9 @@ def validate(records: list[Record], where: str = "trace") -> None:
         role = m.get("role")
         if role is not None and role not in ROLES:
             raise TraceError(f"{at}: role must be one of {', '.join(ROLES)}, not {role!r}")
+        for key in ("op", "profile"):
+            if key in m and not isinstance(m[key], str):
+                raise TraceError(f"{at}: {key} must be a string, not {m[key]!r}")
         for key, hi in (("offloads", 2**32 - 1), ("tso_segsz", 65535), ("of", 2**31)):
             v = m.get(key)
             if v is not None and (

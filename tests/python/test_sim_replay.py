@@ -166,3 +166,17 @@ def test_a_record_the_nic_cannot_segment_is_named(tmp_path: Path) -> None:
     assert "packet 1: gso: TSO packet without a TCP header" in res.stderr.strip()
     assert len(res.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "e810").exists()
+
+
+def test_both_trace_readers_refuse_a_field_of_the_wrong_type(tmp_path: Path) -> None:
+    # "send" and [1, 2] have the same length: the pcapng blocks stay valid.
+    good = SAMPLES[0].read_bytes()
+    assert b'"op": "send"' in good
+    bad = tmp_path / "op-list.pcapng"
+    bad.write_bytes(good.replace(b'"op": "send"', b'"op": [1, 2]', 1))
+    with pytest.raises(trace.TraceError, match="packet 1: op must be a string"):
+        trace.read(bad)
+    res = sim_cli("--replay", str(bad), "--out", str(tmp_path / "out"))
+    assert res.returncode != 0
+    assert "packet 1: comment has a field of the wrong type" in res.stderr
+    assert not (tmp_path / "out").exists()
