@@ -19,6 +19,7 @@ from offlab import samples, sim, trace
 from offlab.verification import verify
 
 BUG = "intel-outer-udp-unseeded"
+REPO_TRACES = Path(__file__).resolve().parents[2] / "traces"
 
 
 def sim_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -180,3 +181,19 @@ def test_both_trace_readers_refuse_a_field_of_the_wrong_type(tmp_path: Path) -> 
     assert res.returncode != 0
     assert "packet 1: comment has a field of the wrong type" in res.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("nic", ["connectx6dx", "x710"])
+def test_the_receiver_coalesces_with_gro(tmp_path: Path, nic: str) -> None:
+    # Three VXLAN segments of one TCP flow with the outer UDP checksum on: GRO
+    # may merge them (a non-zero outer checksum lets the inner one be trusted),
+    # keeping one copy of the 104 header bytes (eth, ipv4, udp, vxlan, eth,
+    # ipv4, tcp: 14+20+8+8+14+20+20).
+    path = REPO_TRACES / "vxlan-tso-partial.pcapng"
+    wire = [r.frame for r in trace.read(path) if r.role == "wire"]
+    assert len(wire) == 3
+    result = sim.replay(path, tmp_path, nic=nic, gro=True)
+    assert len(result["received"]) == 1
+    merged = sum(len(f) for f in wire) - 2 * 104
+    assert f" {merged} bytes, " in result["received"][0]
+    assert "tunnel=vxlan" in result["received"][0]
