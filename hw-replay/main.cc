@@ -53,6 +53,7 @@
 #include "offlab/headers.h"
 #include "offlab/nic.h"
 #include "offlab/nic_profile.h"
+#include "offlab/pipeline.h"
 #include "offlab/trace.h"
 
 using offlab::Bytes;
@@ -618,11 +619,10 @@ int RunCheck(const Options& opt, const std::vector<tracefile::Record>& trace, ui
     if (trace[i].role != tracefile::Role::kTx) continue;
     std::vector<std::string> errors;
     try {
-      for (const Packet& p :
-           offlab::NetdevSend({trace[i].ToPacket()}, tx_prof.tx_caps, nullptr, &errors)) {
-        for (const Packet& f : offlab::NicTransmit(p, offlab::NicTx::FromProfile(tx_prof))) {
-          expected.push_back(f.bytes());
-        }
+      for (offlab::Sent& f : offlab::SendThroughNic(trace[i].ToPacket(), "check", tx_prof.tx_caps,
+                                                    offlab::NicTx::FromProfile(tx_prof), {},
+                                                    nullptr, &errors, nullptr)) {
+        expected.push_back(std::move(f.frame));
       }
     } catch (const Error& e) {
       throw Error("trace " + opt.trace + ": packet " + std::to_string(i + 1) + ": " + e.what());

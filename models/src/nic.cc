@@ -182,15 +182,14 @@ Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status) {
     }
   }
   // The host gets the frame unparsed, with only the statuses the NIC reports.
-  Packet out = std::move(p);
-  out.ResetOffsets();
-  out.offloads = Offloads();
-  out.md = {};
-  out.tso_segsz = 0;
-  out.offloads.set_ip(st.ip);
-  out.offloads.set_l4(st.l4);
+  p.ResetOffsets();
+  p.offloads = Offloads();
+  p.md = {};
+  p.tso_segsz = 0;
+  p.offloads.set_ip(st.ip);
+  p.offloads.set_l4(st.l4);
   if (status) *status = st;
-  return out;
+  return p;
 }
 
 namespace {

@@ -383,28 +383,42 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
   }
   const uint32_t tx = tx_calls_++;
   if (tx_tap_) tx_tap_(port.cfg.name, p, tx);
-  std::vector<std::string> errors;
-  PacketBatch ready =
-      NetdevSend(OneBatch(std::move(p)), port.tx.caps, &counters_, &errors, cfg_.egress);
+  std::vector<std::string> errors, violations;
+  std::vector<Sent> frames = SendThroughNic(std::move(p), port.cfg.name, port.tx.caps, port.tx,
+                                            cfg_.egress, &counters_, &errors, &violations);
   for (const std::string& e : errors) events_.push_back("drop on " + port.cfg.name + ": " + e);
-  for (Packet& q : ready) {
-    std::vector<std::string> violations;
-    const Offloads handed = q.offloads;
-    const uint16_t segsz = q.tso_segsz;
+  for (const std::string& v : violations) {
+    counters_.Inc("offlab_nic_violation");
+    events_.push_back("nic " + port.cfg.name + ": " + v);
+  }
+  const uint32_t base = nic_packets_;
+  for (Sent& s : frames) {
+    s.nic_packet += base;
+    s.tx = tx;
+    nic_packets_ = s.nic_packet + 1;
+    sent_.push_back(std::move(s));
+  }
+}
+
+std::vector<Sent> SendThroughNic(Packet p, const std::string& port, uint32_t caps, const NicTx& nic,
+                                 const EgressOptions& egress, Counters* counters,
+                                 std::vector<std::string>* errors,
+                                 std::vector<std::string>* violations) {
+  PacketBatch ready = NetdevSend(OneBatch(std::move(p)), caps, counters, errors, egress);
+  std::vector<Sent> out;
+  for (uint32_t i = 0; i < ready.size(); i++) {
+    const Offloads handed = ready[i].offloads;
+    const uint16_t segsz = ready[i].tso_segsz;
     PacketBatch frames;
     {
       HardwareScope hw;
-      frames = NicTransmit(std::move(q), port.tx, &violations);
-    }
-    for (const std::string& v : violations) {
-      counters_.Inc("offlab_nic_violation");
-      events_.push_back("nic " + port.cfg.name + ": " + v);
+      frames = NicTransmit(std::move(ready[i]), nic, violations);
     }
     for (Packet& f : frames) {
-      sent_.push_back({port.cfg.name, std::move(f).TakeBytes(), handed, segsz, nic_packets_, tx});
+      out.push_back({port, std::move(f).TakeBytes(), handed, segsz, i, 0});
     }
-    nic_packets_++;
   }
+  return out;
 }
 
 }  // namespace offlab

@@ -14,12 +14,11 @@
 #include "ns3/trace-comment.h"
 #include "ns3/uinteger.h"
 #include "offlab/dissect.h"
-#include "offlab/egress.h"
 #include "offlab/error.h"
 #include "offlab/faults.h"
 #include "offlab/nic.h"
+#include "offlab/pipeline.h"
 #include "offlab/trace.h"
-#include "offlab/work.h"
 #include "scenario.h"
 
 namespace offlab::sim {
@@ -114,32 +113,17 @@ ReplayResult ReplayTrace(const ReplayOptions& options) {
 
     std::vector<Sent> frames;
     try {
-      PacketBatch ready = NetdevSend({packet}, profile.tx_caps, nullptr, &out.errors);
-      if (ready.empty()) {
-        r.droppedPackets++;
-      }
-      for (uint32_t q = 0; q < ready.size(); q++) {
-        PacketBatch wire;
-        {
-          HardwareScope hw;
-          wire = NicTransmit(ready[q], tx, &out.violations);
-        }
-        for (const Packet& w : wire) {
-          Sent s;
-          s.port = "replay";
-          s.frame = w.bytes();
-          s.offloads = ready[q].offloads;
-          s.tso_segsz = ready[q].tso_segsz;
-          s.nic_packet = q;
-          out.frames.push_back(Inspect(s.frame));
-          r.wrongFrames += out.frames.back().wrong;
-          frames.push_back(std::move(s));
-        }
-      }
+      frames = SendThroughNic(packet, "replay", profile.tx_caps, tx, {}, nullptr, &out.errors,
+                              &out.violations);
     } catch (const Error& e) {
       // A record the core cannot process (e.g. TSO without a TCP header).
       throw Error("trace " + options.trace + ": packet " + std::to_string(out.number) + ": " +
                   e.what());
+    }
+    r.droppedPackets += frames.empty();
+    for (const Sent& f : frames) {
+      out.frames.push_back(Inspect(f.frame));
+      r.wrongFrames += out.frames.back().wrong;
     }
     r.wireFrames += frames.size();
     pending.push_back({std::move(frames), txRecord});

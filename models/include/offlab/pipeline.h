@@ -72,6 +72,15 @@ struct Sent {
   uint32_t tx = 0;          // which netdev_send call it came from (per Receive): see TxTap
 };
 
+// What a port puts on the wire for one packet handed to its netdev_send: the
+// datapath's egress for `caps` (NetdevSend), then the NIC's transmit. Frames
+// of the i-th packet handed to the NIC carry nic_packet = i; `errors` gets the
+// egress drops, `violations` the requests outside the NIC's capabilities.
+std::vector<Sent> SendThroughNic(Packet p, const std::string& port, uint32_t caps, const NicTx& nic,
+                                 const EgressOptions& egress, Counters* counters,
+                                 std::vector<std::string>* errors,
+                                 std::vector<std::string>* violations);
+
 class Pipeline {
  public:
   explicit Pipeline(PipelineConfig cfg = {});
