@@ -1,7 +1,8 @@
 #include "offlab/nic.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
-#include <map>
 
 #include "offlab/bytes.h"
 #include "offlab/caps.h"
@@ -194,13 +195,28 @@ Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status) {
 
 namespace {
 
+// The flow a segment belongs to: outer addresses, tunnel key word, inner
+// addresses, ports and header length. Every header byte except lengths, ids,
+// checksums, seq and flags would be too strict; these suffice.
+struct GroKey {
+  std::array<uint8_t, 2 * 32 + 4 + 4 + 2> b{};
+  uint8_t n = 0;
+  void Add(const uint8_t* p, size_t len) {
+    std::memcpy(b.data() + n, p, len);
+    n = static_cast<uint8_t>(n + len);
+  }
+  bool operator==(const GroKey& o) const {
+    return n == o.n && std::memcmp(b.data(), o.b.data(), n) == 0;
+  }
+};
+
 struct TcpView {
   bool ok = false;
   uint16_t tcp = 0;  // offset of the segmented TCP header
   size_t hdr_len = 0, payload = 0;
   uint32_t seq = 0, ack = 0;
   uint16_t flags = 0;
-  std::string key;
+  GroKey key;
 };
 
 TcpView View(Packet& p, TunnelType tunnel) {
@@ -226,23 +242,22 @@ TcpView View(Packet& p, TunnelType tunnel) {
   v.seq = GetBe32(t + hdr::kTcpSeqOfs);
   v.ack = GetBe32(t + hdr::kTcpAckOfs);
   v.flags = GetBe16(t + hdr::kTcpOffFlagsOfs) & 0x0fff;
-  // The flow: every header byte except lengths, ids, checksums, seq and
-  // flags would be too strict; addresses, ports and the tunnel key suffice.
   const uint8_t* d = p.data();
-  auto add = [&](size_t ofs, size_t n) { v.key.append(reinterpret_cast<const char*>(d + ofs), n); };
   auto add_ip = [&](uint16_t ip) {
     if ((d[ip] >> 4) == 4)
-      add(ip + hdr::kIpv4SrcOfs, 8);
+      v.key.Add(d + ip + hdr::kIpv4SrcOfs, 8);
     else
-      add(ip + hdr::kIpv6SrcOfs, 32);
+      v.key.Add(d + ip + hdr::kIpv6SrcOfs, 32);
   };
   add_ip(p.l3_ofs);
   if (tunnel != TunnelType::kNone) {
-    add(p.inner_l2_ofs - 4, 4);  // VNI / key word
+    v.key.Add(d + p.inner_l2_ofs - 4, 4);  // VNI / key word
     add_ip(l3);
   }
-  add(l4, 4);
-  v.key.append(std::to_string(v.hdr_len));
+  v.key.Add(d + l4, 4);
+  uint8_t hl[2];
+  PutBe16(hl, static_cast<uint16_t>(v.hdr_len));
+  v.key.Add(hl, 2);
   return v;
 }
 
@@ -257,6 +272,17 @@ void SetLengths(Packet& m, uint16_t l3, Level level) {
   }
 }
 
+// A frame passed on as received: its bytes and statuses, nothing parsed.
+Packet Raw(Packet&& p) {
+  const Offloads o = p.offloads;
+  Packet raw = std::move(p);
+  raw.ResetOffsets();
+  raw.md = {};
+  raw.tso_segsz = 0;
+  raw.offloads = o;
+  return raw;
+}
+
 struct Aggregate {
   Packet pkt;
   TcpView first;
@@ -267,11 +293,7 @@ struct Aggregate {
 };
 
 Packet Finish(Aggregate& a) {
-  if (a.segs < 2) {
-    Packet raw(a.pkt.data(), a.pkt.size());
-    raw.offloads = a.pkt.offloads;
-    return raw;
-  }
+  if (a.segs < 2) return Raw(std::move(a.pkt));
   Packet& m = a.pkt;
   Offloads o;
   if (a.tunnel != TunnelType::kNone) {
@@ -292,23 +314,29 @@ Packet Finish(Aggregate& a) {
   SetLengths(m, m.l3_ofs, Level::kOuter);
   if (a.tunnel != TunnelType::kNone) SetLengths(m, m.inner_l3_ofs, Level::kInner);
   m.tso_segsz = static_cast<uint16_t>(a.first.payload);
-  return m;
+  return std::move(m);
 }
 
 }  // namespace
 
-PacketBatch Coalesce(const std::vector<std::pair<Packet, RxStatus>>& frames, size_t max_bytes,
+PacketBatch Coalesce(std::vector<std::pair<Packet, RxStatus>> frames, size_t max_bytes,
                      CoalesceStats* stats) {
   CoalesceStats s;
   PacketBatch out;
-  std::map<std::string, Aggregate> open;
-  auto flush = [&](std::map<std::string, Aggregate>::iterator it) {
-    out.push_back(Finish(it->second));
+  out.reserve(frames.size());
+  // Open aggregates, oldest first (Linux flushes its GRO list in that order);
+  // a poll carries few flows, so a linear search beats any map.
+  std::vector<Aggregate> open;
+  auto find = [&](const GroKey& k) {
+    return std::find_if(open.begin(), open.end(),
+                        [&](const Aggregate& a) { return a.first.key == k; });
+  };
+  auto flush = [&](std::vector<Aggregate>::iterator it) {
+    out.push_back(Finish(*it));
     open.erase(it);
   };
-  for (const auto& [frame, st] : frames) {
+  for (auto& [p, st] : frames) {
     s.frames_in++;
-    Packet p = frame;
     TcpView v = View(p, st.tunnel);
     bool validated = st.tunnel == TunnelType::kNone
                          ? st.l4 == CsumStatus::kGood
@@ -319,19 +347,18 @@ PacketBatch Coalesce(const std::vector<std::pair<Packet, RxStatus>>& frames, siz
     if (v.ok && !validated) s.not_validated++;
     if (!mergeable || !validated) {
       if (v.ok) {
-        if (auto it = open.find(v.key); it != open.end()) flush(it);
+        if (auto it = find(v.key); it != open.end()) flush(it);
       }
-      Packet raw(frame.data(), frame.size());
-      raw.offloads = frame.offloads;
-      out.push_back(std::move(raw));
+      out.push_back(Raw(std::move(p)));
       continue;
     }
-    auto it = open.find(v.key);
+    auto it = find(v.key);
     if (it != open.end()) {
-      Aggregate& a = it->second;
+      Aggregate& a = *it;
       bool fits = !a.closed && v.seq == a.next_seq && v.ack == a.first.ack &&
                   v.payload <= a.first.payload && a.pkt.size() + v.payload <= max_bytes;
       if (fits) {
+        if (a.segs == 1) a.pkt.Reserve(max_bytes);
         a.pkt.Put(p.data() + v.hdr_len, v.payload);
         a.segs++;
         a.next_seq += static_cast<uint32_t>(v.payload);
@@ -345,20 +372,13 @@ PacketBatch Coalesce(const std::vector<std::pair<Packet, RxStatus>>& frames, siz
       }
       flush(it);
     }
-    Aggregate a{p,
-                v,
-                st.tunnel,
-                1,
-                v.seq + static_cast<uint32_t>(v.payload),
-                (v.flags & hdr::kTcpPsh) != 0};
-    a.pkt.Resize(v.hdr_len + v.payload);  // drop Ethernet padding
-    open.emplace(v.key, std::move(a));
+    const uint32_t next = v.seq + static_cast<uint32_t>(v.payload);
+    const bool closed = (v.flags & hdr::kTcpPsh) != 0;
+    const size_t len = v.hdr_len + v.payload;
+    open.push_back(Aggregate{std::move(p), std::move(v), st.tunnel, 1, next, closed});
+    open.back().pkt.Resize(len);  // drop Ethernet padding
   }
-  for (auto it = open.begin(); it != open.end();) {
-    auto next = std::next(it);
-    flush(it);
-    it = next;
-  }
+  while (!open.empty()) flush(open.begin());
   s.packets_out = out.size();
   if (stats) *stats = s;
   return out;

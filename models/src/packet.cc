@@ -53,10 +53,15 @@ void Packet::Pull(size_t n) {
 }
 
 void Packet::Put(const uint8_t* p, size_t n) {
-  size_t old = len_;
-  Resize(len_ + n);
-  if (n) std::memcpy(data() + old, p, n);
+  // Copied once: resizing first would zero-fill what the copy overwrites.
+  const size_t end = head_ + len_;
+  const size_t fit = std::min(n, buf_.size() - end);
+  if (fit) std::memcpy(buf_.data() + end, p, fit);
+  if (n > fit) buf_.insert(buf_.end(), p + fit, p + n);
+  len_ += n;
 }
+
+void Packet::Reserve(size_t n) { buf_.reserve(head_ + n); }
 
 void Packet::Resize(size_t n) {
   if (head_ + n > buf_.size()) buf_.resize(head_ + n, 0);

@@ -213,7 +213,7 @@ void OffloadNetDevice::FlushGro() {
   std::vector<std::pair<offlab::Packet, offlab::RxStatus>> pending;
   pending.swap(m_groPending);
   const uint32_t n = static_cast<uint32_t>(pending.size());
-  offlab::PacketBatch merged = offlab::Coalesce(pending, m_groMaxBytes, &m_groStats);
+  offlab::PacketBatch merged = offlab::Coalesce(std::move(pending), m_groMaxBytes, &m_groStats);
   if (m_handler) {
     m_handler(std::move(merged), n);
   }

@@ -211,15 +211,14 @@ void VirtioNetDevice::FlushGro() {
     return;
   }
   const uint32_t frames = static_cast<uint32_t>(pending.size());
-  offlab::PacketBatch merged = offlab::Coalesce(pending, 65535);
+  offlab::PacketBatch merged = offlab::Coalesce(std::move(pending), 65535);
   for (std::size_t i = 0; i < merged.size(); i++) {
-    Receive(merged[i], i == 0 ? frames : 0, i == 0 ? m_groCsumBytes : 0);
+    Receive(std::move(merged[i]), i == 0 ? frames : 0, i == 0 ? m_groCsumBytes : 0);
   }
   m_groCsumBytes = 0;
 }
 
-void VirtioNetDevice::Receive(const offlab::Packet& in, uint32_t frames, double verifiedBytes) {
-  offlab::Packet p = in;
+void VirtioNetDevice::Receive(offlab::Packet p, uint32_t frames, double verifiedBytes) {
   offlab::Parse(p);
   CpuWork w;
   w.packets = 1;

@@ -59,7 +59,7 @@ class VirtioNetDevice : public OffloadDeviceBase {
  private:
   void HandUp(Ptr<Packet> packet, uint16_t proto);
   void FlushGro();
-  void Receive(const offlab::Packet& p, uint32_t frames, double verifiedBytes);
+  void Receive(offlab::Packet p, uint32_t frames, double verifiedBytes);
 
   HostHandler m_host;
   Ptr<CpuModel> m_cpu;

@@ -281,6 +281,31 @@ TEST(Coalesce, MergesInOrderValidatedSegments) {
   for (int k = 0; k < 3; k++) EXPECT_EQ(Hex(again[k]), Segment(k)) << k;
 }
 
+// Segment k of a second flow: source port 0xd479. The TCP checksum is one
+// less than Segment(k)'s (RFC 1624: the sum grows by one).
+std::string OtherFlowSegment(int k) {
+  static const char* csum[][2] = {{"af9c", "af9b"}, {"139d", "139c"}, {"1838", "1837"}};
+  std::string s = Sub(Segment(k), "d4781451", "d4791451");
+  return Sub(s, std::string("50100000") + csum[k][0], std::string("50100000") + csum[k][1]);
+}
+
+TEST(Coalesce, FlushesFlowsOldestFirst) {
+  // Linux completes a poll's GRO packets oldest first (net/core/gro.c,
+  // __napi_gro_flush_chain walks its list in reverse).
+  CoalesceStats stats;
+  PacketBatch out =
+      Coalesce(Receive({OtherFlowSegment(0), Segment(0), OtherFlowSegment(1), Segment(1)},
+                       Validating(false)),
+               65535, &stats);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(stats.merged, 2u);
+  EXPECT_EQ(stats.not_validated, 0u);
+  const std::string other = Sub(OtherFlowSegment(0).substr(0, 2 * 54), "4500008c", "450000f0");
+  EXPECT_EQ(Hex(out[0]), other + Pattern(0, 200));
+  EXPECT_EQ(Hex(out[1]),
+            Sub(Segment(0).substr(0, 2 * 54), "4500008c", "450000f0") + Pattern(0, 200));
+}
+
 TEST(Coalesce, RefusesOutOfOrderAndUnvalidatedSegments) {
   CoalesceStats stats;
   PacketBatch out =

@@ -57,5 +57,28 @@ TEST(PacketBuffer, OneBatchMovesThePacketIn) {
   EXPECT_EQ(b[0].size(), 1500u);
 }
 
+TEST(PacketBuffer, PutAfterTruncationOverwritesTheOldTail) {
+  Packet p(Bytes{1, 2, 3, 4, 5});
+  p.Resize(2);  // the buffer keeps 3, 4, 5 beyond the end
+  const Bytes more{9, 8, 7, 6};
+  p.Put(more.data(), more.size());
+  EXPECT_EQ(p.bytes(), (Bytes{1, 2, 9, 8, 7, 6}));
+  p.Resize(8);  // zero-extends
+  EXPECT_EQ(p.bytes(), (Bytes{1, 2, 9, 8, 7, 6, 0, 0}));
+}
+
+TEST(PacketBuffer, ReservedRoomTakesPutsWithoutMovingTheBytes) {
+  Packet p(Bytes{1, 2, 3});
+  p.Reserve(3 + 3000);
+  const uint8_t* storage = p.data();
+  const Bytes chunk(1000, 0x42);
+  for (int i = 0; i < 3; i++) p.Put(chunk.data(), chunk.size());
+  EXPECT_EQ(p.data(), storage);
+  ASSERT_EQ(p.size(), 3003u);
+  EXPECT_EQ(p.data()[2], 3);
+  EXPECT_EQ(p.data()[3], 0x42);
+  EXPECT_EQ(p.data()[3002], 0x42);
+}
+
 }  // namespace
 }  // namespace offlab

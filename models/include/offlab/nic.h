@@ -54,7 +54,7 @@ Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status = nul
 struct CoalesceStats {
   uint64_t frames_in = 0, packets_out = 0, merged = 0, not_validated = 0;
 };
-PacketBatch Coalesce(const std::vector<std::pair<Packet, RxStatus>>& frames, size_t max_bytes,
+PacketBatch Coalesce(std::vector<std::pair<Packet, RxStatus>> frames, size_t max_bytes,
                      CoalesceStats* stats = nullptr);
 
 }  // namespace offlab

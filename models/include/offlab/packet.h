@@ -80,8 +80,10 @@ class Packet {
   uint8_t* Push(size_t n);
   // Removes n bytes from the front; offsets that fall off become unset.
   void Pull(size_t n);
-  // Appends bytes at the tail.
+  // Appends bytes at the tail; `p` must not point into this packet.
   void Put(const uint8_t* p, size_t n);
+  // Makes room for a packet of n bytes, so Puts up to that do not reallocate.
+  void Reserve(size_t n);
   // Truncates or zero-extends the tail.
   void Resize(size_t n);
 
