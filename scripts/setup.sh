@@ -10,7 +10,7 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 APT_PACKAGES=(
   build-essential cmake ninja-build git pkg-config
-  libgtest-dev libyaml-cpp-dev
+  libgtest-dev libyaml-cpp-dev libjemalloc-dev
   ns3 libns3-dev libgsl-dev
   dpdk dpdk-dev libdpdk-dev
   clang libclang-rt-14-dev clang-format
