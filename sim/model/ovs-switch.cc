@@ -2,6 +2,7 @@
 #include "ovs-switch.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "ns3/boolean.h"
@@ -9,6 +10,7 @@
 #include "ns3/simulator.h"
 #include "offlab/error.h"
 #include "offlab/work.h"
+#include "packet-runs.h"
 
 namespace ns3 {
 
@@ -243,26 +245,26 @@ bool OvsSwitch::Offloaded(const std::string& port, const std::vector<offlab::Sen
 }
 
 void OvsSwitch::Emit(std::vector<offlab::Sent> sent, TxRecords txs) {
-  std::size_t i = 0;
-  while (i < sent.size()) {
-    std::size_t j = i;
-    std::vector<offlab::Sent> group;
-    while (j < sent.size() && sent[j].nic_packet == sent[i].nic_packet &&
-           sent[j].port == sent[i].port) {
-      group.push_back(std::move(sent[j]));
-      j++;
+  // A run's frames all go to one port: look it up once per port change.
+  std::string name;
+  PortBinding* port = nullptr;
+  for (const auto& [first, last] : PacketRuns(sent)) {
+    if (port == nullptr || sent[first].port != name) {
+      name = sent[first].port;
+      auto it = m_ports.find(name);
+      port = it == m_ports.end() ? nullptr : &it->second;
     }
-    i = j;
-    auto it = m_ports.find(group.front().port);
-    if (it == m_ports.end()) {
+    if (port == nullptr) {
       continue;
     }
-    if (it->second.nic) {
-      const auto tx = txs.find(group.front().tx);
-      it->second.nic->SendFrames(std::move(group), tx == txs.end() ? nullptr : tx->second);
-    } else if (it->second.guest) {
-      for (offlab::Sent& s : group) {
-        it->second.guest->DeliverFromHost(std::move(s));
+    if (port->nic) {
+      std::vector<offlab::Sent> packet(std::make_move_iterator(sent.begin() + first),
+                                       std::make_move_iterator(sent.begin() + last));
+      const auto tx = txs.find(packet.front().tx);
+      port->nic->SendFrames(std::move(packet), tx == txs.end() ? nullptr : tx->second);
+    } else if (port->guest) {
+      for (std::size_t k = first; k < last; k++) {
+        port->guest->DeliverFromHost(std::move(sent[k]));
       }
     }
   }

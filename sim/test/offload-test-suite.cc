@@ -5,7 +5,10 @@
 #include <cmath>
 #include <exception>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "ns3/packet-runs.h"
 #include "ns3/test.h"
 #include "scenario.h"
 
@@ -79,12 +82,42 @@ class FlowOffloadNeedsAnESwitch : public TestCase {
   }
 };
 
+class PacketRunsKeepPacketsWhole : public TestCase {
+ public:
+  PacketRunsKeepPacketsWhole()
+      : TestCase("a datapath run's frames go to their NIC a whole packet at a time") {}
+
+ private:
+  void DoRun() override {
+    // Two TSO packets of 3 and 2 frames to eth0, one frame to a guest, then
+    // a third packet to eth0: 4 packets.
+    std::vector<offlab::Sent> sent;
+    auto add = [&](const char* port, uint32_t packet) {
+      offlab::Sent s;
+      s.port = port;
+      s.nic_packet = packet;
+      sent.push_back(s);
+    };
+    add("eth0", 0), add("eth0", 0), add("eth0", 0), add("eth0", 1), add("eth0", 1);
+    add("vm0", 2), add("eth0", 3);
+    const auto runs = PacketRuns(sent);
+    const std::vector<std::pair<std::size_t, std::size_t>> expected{{0, 3}, {3, 5}, {5, 6}, {6, 7}};
+    NS_TEST_ASSERT_MSG_EQ(runs.size(), expected.size(), "packets");
+    for (std::size_t i = 0; i < runs.size(); i++) {
+      NS_TEST_ASSERT_MSG_EQ(runs[i].first, expected[i].first, "run " << i << " start");
+      NS_TEST_ASSERT_MSG_EQ(runs[i].second, expected[i].second, "run " << i << " end");
+    }
+    NS_TEST_ASSERT_MSG_EQ(PacketRuns({}).size(), 0u, "no frames, no packets");
+  }
+};
+
 class OffloadTestSuite : public TestSuite {
  public:
   OffloadTestSuite() : TestSuite("offload", UNIT) {
     AddTestCase(new TrainMatchesPerFrame, TestCase::QUICK);
     AddTestCase(new FlowOffloadIdlesThePmd, TestCase::QUICK);
     AddTestCase(new FlowOffloadNeedsAnESwitch, TestCase::QUICK);
+    AddTestCase(new PacketRunsKeepPacketsWhole, TestCase::QUICK);
   }
 };
 
