@@ -4,14 +4,16 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <ostream>
+#include <vector>
 
 #include "ns3/boolean.h"
+#include "ns3/buffer.h"
 #include "ns3/channel.h"
-#include "ns3/ipv4-header.h"
+#include "ns3/header.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
-#include "ns3/tcp-header.h"
 #include "ns3/uinteger.h"
 #include "offlab/bytes.h"
 #include "offlab/checksum.h"
@@ -30,6 +32,35 @@ bool AllZero(const uint8_t* p, std::size_t n) {
   return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0);
 }
 
+// Header bytes already on the wire, put in front of an ns-3 packet as they
+// are: the guest's stack parses them itself, so building ns-3 header objects
+// here (which creates an object per TCP option) would parse them twice.
+class WireHeaders : public Header {
+ public:
+  WireHeaders() = default;
+  WireHeaders(const uint8_t* p, std::size_t n) : m_bytes(p, p + n) {}
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("ns3::VirtioNetDevice::WireHeaders")
+                            .SetParent<Header>()
+                            .SetGroupName("Offload")
+                            .AddConstructor<WireHeaders>();
+    return tid;
+  }
+  TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+  uint32_t GetSerializedSize() const override { return static_cast<uint32_t>(m_bytes.size()); }
+  void Serialize(Buffer::Iterator start) const override {
+    start.Write(m_bytes.data(), static_cast<uint32_t>(m_bytes.size()));
+  }
+  uint32_t Deserialize(Buffer::Iterator start) override {
+    start.Read(m_bytes.data(), static_cast<uint32_t>(m_bytes.size()));
+    return static_cast<uint32_t>(m_bytes.size());
+  }
+  void Print(std::ostream& os) const override { os << m_bytes.size() << " header bytes"; }
+
+ private:
+  std::vector<uint8_t> m_bytes;
+};
+
 // The ns-3 packet the guest stack receives. A TCP payload of zeros (what
 // ns-3 applications send) becomes a zero-filled area rather than real bytes:
 // the same data to the stack, but ns-3's receive buffer then concatenates
@@ -44,14 +75,8 @@ Ptr<Packet> ToGuestPacket(const offlab::Packet& p) {
     const std::size_t hdrs = ihl + thl;
     if (p.l3_ofs == kEthHdr && total >= hdrs && p.SizeFrom(p.l3_ofs) >= total &&
         AllZero(tcp + thl, total - hdrs)) {
-      Ptr<Packet> h = Create<Packet>(ip, static_cast<uint32_t>(hdrs));
-      Ipv4Header iph;
-      TcpHeader th;
-      h->RemoveHeader(iph);
-      h->RemoveHeader(th);
       Ptr<Packet> out = Create<Packet>(static_cast<uint32_t>(total - hdrs));
-      out->AddHeader(th);
-      out->AddHeader(iph);
+      out->AddHeader(WireHeaders(ip, hdrs));
       return out;
     }
   }
