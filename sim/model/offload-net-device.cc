@@ -102,7 +102,15 @@ DataRate OffloadNetDevice::GetDataRate() const {
 }
 
 Time OffloadNetDevice::FrameTime(std::size_t bytes) const {
-  return GetDataRate().CalculateBytesTxTime(std::max(bytes, kMinFrame) + kWireOverhead);
+  // A train's frames are mostly one size, and the rate divides in 128-bit
+  // arithmetic: remember the last answer.
+  const DataRate rate = GetDataRate();
+  if (bytes != m_frameTimeBytes || rate != m_frameTimeRate) {
+    m_frameTimeBytes = bytes;
+    m_frameTimeRate = rate;
+    m_frameTime = rate.CalculateBytesTxTime(std::max(bytes, kMinFrame) + kWireOverhead);
+  }
+  return m_frameTime;
 }
 
 bool OffloadNetDevice::IsRecording() const { return m_pcap != nullptr; }

@@ -79,6 +79,9 @@ class OffloadNetDevice : public OffloadDeviceBase {
   void Deliver(std::vector<std::pair<offlab::Packet, offlab::RxStatus>> frames);
   void FlushGro();
   Time FrameTime(std::size_t bytes) const;
+  mutable std::size_t m_frameTimeBytes = 0;
+  mutable DataRate m_frameTimeRate;
+  mutable Time m_frameTime;
 
   offlab::NicProfile m_profile;
   std::string m_profileName;
