@@ -1,6 +1,7 @@
 #include "offlab/pipeline.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "offlab/caps.h"
@@ -396,7 +397,12 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
     s.nic_packet += base;
     s.tx = tx;
     nic_packets_ = s.nic_packet + 1;
-    sent_.push_back(std::move(s));
+  }
+  if (sent_.empty()) {
+    sent_ = std::move(frames);  // the common case: one output, no moves
+  } else {
+    sent_.insert(sent_.end(), std::make_move_iterator(frames.begin()),
+                 std::make_move_iterator(frames.end()));
   }
 }
 
@@ -414,6 +420,7 @@ std::vector<Sent> SendThroughNic(Packet p, const std::string& port, uint32_t cap
       HardwareScope hw;
       frames = NicTransmit(std::move(ready[i]), nic, violations);
     }
+    if (out.empty()) out.reserve(frames.size());
     for (Packet& f : frames) {
       out.push_back({port, std::move(f).TakeBytes(), handed, segsz, i, 0});
     }
