@@ -73,7 +73,11 @@ void FixOuterL4(Packet& s) {
 // Builds segment `seg_no` carrying payload bytes [off, off+len).
 Packet MakeSegment(const Packet& p, const TsoLayout& t, size_t seg_no, size_t off, size_t len,
                    bool last) {
-  Packet s(p.data(), t.hdr_len, p.headroom());
+  // Segments leave at egress, where nothing pushes headers any more: no
+  // headroom, and the headers and payload copied once into an exact buffer.
+  Packet s(nullptr, 0, 0);
+  s.Reserve(t.hdr_len + len);
+  s.Put(p.data(), t.hdr_len);
   s.Put(p.data() + t.hdr_len + off, len);
   s.l2_5_ofs = p.l2_5_ofs;
   s.l3_ofs = p.l3_ofs;
