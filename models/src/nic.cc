@@ -274,12 +274,10 @@ void SetLengths(Packet& m, uint16_t l3, Level level) {
 
 // A frame passed on as received: its bytes and statuses, nothing parsed.
 Packet Raw(Packet&& p) {
-  const Offloads o = p.offloads;
   Packet raw = std::move(p);
   raw.ResetOffsets();
   raw.md = {};
   raw.tso_segsz = 0;
-  raw.offloads = o;
   return raw;
 }
 
