@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "offlab/checksum.h"
+#include "offlab/net/checksum.h"
 
 namespace {
 

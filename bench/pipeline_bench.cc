@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "offlab/bytes.h"
-#include "offlab/caps.h"
-#include "offlab/checksum.h"
-#include "offlab/egress.h"
-#include "offlab/flow.h"
-#include "offlab/parse.h"
-#include "offlab/tunnel.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/checksum.h"
+#include "offlab/nic/caps.h"
+#include "offlab/ovs/egress.h"
+#include "offlab/ovs/flow.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/tunnel.h"
 
 using namespace offlab;
 

@@ -6,12 +6,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "offlab/dissect.h"
-#include "offlab/error.h"
-#include "offlab/nic.h"
-#include "offlab/parse.h"
-#include "offlab/pipeline.h"
-#include "offlab/vnet.h"
+#include "offlab/net/dissect.h"
+#include "offlab/net/error.h"
+#include "offlab/nic/nic.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/pipeline.h"
+#include "offlab/ovs/vnet.h"
 
 namespace {
 

@@ -6,11 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "offlab/egress.h"
-#include "offlab/error.h"
-#include "offlab/nic.h"
-#include "offlab/nic_profile.h"
-#include "offlab/trace.h"
+#include "offlab/net/error.h"
+#include "offlab/net/trace.h"
+#include "offlab/nic/nic.h"
+#include "offlab/nic/nic_profile.h"
+#include "offlab/ovs/egress.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace offlab;

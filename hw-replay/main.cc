@@ -45,16 +45,16 @@
 #include <string>
 #include <vector>
 
-#include "offlab/caps.h"
-#include "offlab/counters.h"
-#include "offlab/dissect.h"
-#include "offlab/egress.h"
-#include "offlab/error.h"
-#include "offlab/headers.h"
-#include "offlab/nic.h"
-#include "offlab/nic_profile.h"
-#include "offlab/pipeline.h"
-#include "offlab/trace.h"
+#include "offlab/net/counters.h"
+#include "offlab/net/dissect.h"
+#include "offlab/net/error.h"
+#include "offlab/net/headers.h"
+#include "offlab/net/trace.h"
+#include "offlab/nic/caps.h"
+#include "offlab/nic/nic.h"
+#include "offlab/nic/nic_profile.h"
+#include "offlab/ovs/egress.h"
+#include "offlab/ovs/pipeline.h"
 
 using offlab::Bytes;
 using offlab::CsumStatus;

@@ -4,12 +4,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "offlab/checksum.h"
-#include "offlab/dissect.h"
-#include "offlab/error.h"
-#include "offlab/nic_profile.h"
-#include "offlab/offloads.h"
-#include "offlab/packet.h"
+#include "offlab/net/checksum.h"
+#include "offlab/net/dissect.h"
+#include "offlab/net/error.h"
+#include "offlab/net/packet.h"
+#include "offlab/nic/nic_profile.h"
+#include "offlab/ovs/offloads.h"
 
 namespace py = pybind11;
 

@@ -2,7 +2,7 @@
 // curated API.
 #include <pybind11/pybind11.h>
 
-#include "offlab/error.h"
+#include "offlab/net/error.h"
 
 namespace py = pybind11;
 

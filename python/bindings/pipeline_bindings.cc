@@ -2,20 +2,20 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "offlab/caps.h"
-#include "offlab/complete.h"
-#include "offlab/conntrack.h"
-#include "offlab/egress.h"
-#include "offlab/error.h"
-#include "offlab/faults.h"
-#include "offlab/gso.h"
-#include "offlab/nic.h"
-#include "offlab/parse.h"
-#include "offlab/pipeline.h"
-#include "offlab/rewrite.h"
-#include "offlab/send_prepare.h"
-#include "offlab/tunnel.h"
-#include "offlab/vnet.h"
+#include "offlab/net/error.h"
+#include "offlab/nic/caps.h"
+#include "offlab/nic/nic.h"
+#include "offlab/ovs/complete.h"
+#include "offlab/ovs/conntrack.h"
+#include "offlab/ovs/egress.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/gso.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/pipeline.h"
+#include "offlab/ovs/rewrite.h"
+#include "offlab/ovs/send_prepare.h"
+#include "offlab/ovs/tunnel.h"
+#include "offlab/ovs/vnet.h"
 
 namespace py = pybind11;
 

@@ -20,10 +20,10 @@
 #include "ns3/string.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
-#include "offlab/egress.h"
-#include "offlab/error.h"
-#include "offlab/flow.h"
-#include "offlab/nic_profile.h"
+#include "offlab/net/error.h"
+#include "offlab/nic/nic_profile.h"
+#include "offlab/ovs/egress.h"
+#include "offlab/ovs/flow.h"
 
 namespace ns3 {
 

@@ -12,7 +12,7 @@
 
 #include "ns3/nstime.h"
 #include "ns3/simple-ref-count.h"
-#include "offlab/bytes.h"
+#include "offlab/net/bytes.h"
 
 namespace ns3 {
 

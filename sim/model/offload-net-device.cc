@@ -6,8 +6,8 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
-#include "offlab/error.h"
-#include "offlab/work.h"
+#include "offlab/net/error.h"
+#include "offlab/net/work.h"
 #include "offload-channel.h"
 
 namespace ns3 {

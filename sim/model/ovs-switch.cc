@@ -8,8 +8,8 @@
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-#include "offlab/error.h"
-#include "offlab/work.h"
+#include "offlab/net/error.h"
+#include "offlab/net/work.h"
 #include "packet-runs.h"
 
 namespace ns3 {

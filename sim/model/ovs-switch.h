@@ -18,8 +18,8 @@
 
 #include "cpu-model.h"
 #include "ns3/object.h"
-#include "offlab/pipeline.h"
-#include "offlab/tunnel.h"
+#include "offlab/ovs/pipeline.h"
+#include "offlab/ovs/tunnel.h"
 #include "offload-net-device.h"
 #include "virtio-net-device.h"
 

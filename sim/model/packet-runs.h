@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "offlab/pipeline.h"
+#include "offlab/ovs/pipeline.h"
 
 namespace ns3 {
 

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "offlab/error.h"
+#include "offlab/net/error.h"
 
 namespace ns3 {
 

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-#include "offlab/bytes.h"
+#include "offlab/net/bytes.h"
 
 namespace ns3 {
 

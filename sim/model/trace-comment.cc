@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace-comment.h"
 
-#include "offlab/dissect.h"
-#include "offlab/headers.h"
-#include "offlab/offloads.h"
+#include "offlab/net/dissect.h"
+#include "offlab/net/headers.h"
+#include "offlab/ovs/offloads.h"
 
 namespace ns3 {
 

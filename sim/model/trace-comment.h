@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <string>
 
-#include "offlab/bytes.h"
-#include "offlab/packet.h"
-#include "offlab/pipeline.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/packet.h"
+#include "offlab/ovs/pipeline.h"
 
 namespace ns3 {
 

@@ -15,10 +15,10 @@
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-#include "offlab/bytes.h"
-#include "offlab/checksum.h"
-#include "offlab/headers.h"
-#include "offlab/parse.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/checksum.h"
+#include "offlab/net/headers.h"
+#include "offlab/ovs/parse.h"
 
 namespace ns3 {
 

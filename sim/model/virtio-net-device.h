@@ -15,9 +15,9 @@
 
 #include "cpu-model.h"
 #include "ns3/event-id.h"
-#include "offlab/nic.h"
-#include "offlab/packet.h"
-#include "offlab/pipeline.h"
+#include "offlab/net/packet.h"
+#include "offlab/nic/nic.h"
+#include "offlab/ovs/pipeline.h"
 #include "offload-device-base.h"
 
 namespace ns3 {

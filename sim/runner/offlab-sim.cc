@@ -15,7 +15,7 @@
 #include <fstream>
 #include <string>
 
-#include "offlab/error.h"
+#include "offlab/net/error.h"
 #include "scenario.h"
 #include "trace-replay.h"
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "ns3/simulator.h"
-#include "offlab/error.h"
+#include "offlab/net/error.h"
 
 namespace offlab::sim {
 

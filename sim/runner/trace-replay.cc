@@ -13,12 +13,12 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-comment.h"
 #include "ns3/uinteger.h"
-#include "offlab/dissect.h"
-#include "offlab/error.h"
-#include "offlab/faults.h"
-#include "offlab/nic.h"
-#include "offlab/pipeline.h"
-#include "offlab/trace.h"
+#include "offlab/net/dissect.h"
+#include "offlab/net/error.h"
+#include "offlab/net/trace.h"
+#include "offlab/nic/nic.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/pipeline.h"
 #include "scenario.h"
 
 namespace offlab::sim {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "offlab/checksum.h"
+#include "offlab/net/checksum.h"
 
 namespace offlab {
 namespace {

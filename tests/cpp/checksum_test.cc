@@ -1,14 +1,14 @@
 // Checksum arithmetic against published values: RFC 1071's worked example,
 // IPv4 headers from Open vSwitch's tests, RFC 3720 CRC32c vectors; and the
 // fast sum against the plain loop for every length and alignment.
-#include "offlab/checksum.h"
+#include "offlab/net/checksum.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "offlab/bytes.h"
-#include "offlab/error.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/error.h"
 
 namespace offlab {
 namespace {

@@ -9,7 +9,7 @@
 // ~(~wrong + old_correct + ~new_correct) over scapy's correct checksums. The
 // "ICMP error NAT" pipeline test uses Open vSwitch's own vector
 // (tests/dpif-netdev.at, "dpif-netdev - conntrack").
-#include "offlab/conntrack.h"
+#include "offlab/ovs/conntrack.h"
 
 #include <gtest/gtest.h>
 
@@ -19,16 +19,16 @@
 #include <string>
 #include <vector>
 
-#include "offlab/bytes.h"
-#include "offlab/checksum.h"
-#include "offlab/complete.h"
-#include "offlab/error.h"
-#include "offlab/faults.h"
-#include "offlab/flow.h"
-#include "offlab/headers.h"
-#include "offlab/parse.h"
-#include "offlab/pipeline.h"
-#include "offlab/send_prepare.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/checksum.h"
+#include "offlab/net/error.h"
+#include "offlab/net/headers.h"
+#include "offlab/ovs/complete.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/flow.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/pipeline.h"
+#include "offlab/ovs/send_prepare.h"
 
 namespace offlab {
 namespace {

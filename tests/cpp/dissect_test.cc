@@ -1,7 +1,7 @@
 // The dissector checked against checksum values computed outside offlab:
 // Open vSwitch's tests/dpif-netdev.at frames and frames built by scapy
 // (each with the expression that produced it), plus malformed input.
-#include "offlab/dissect.h"
+#include "offlab/net/dissect.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "offlab/bytes.h"
+#include "offlab/net/bytes.h"
 
 namespace offlab {
 namespace {

@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "offlab/bytes.h"
-#include "offlab/caps.h"
-#include "offlab/egress.h"
-#include "offlab/faults.h"
-#include "offlab/flow.h"
-#include "offlab/nic.h"
-#include "offlab/nic_profile.h"
-#include "offlab/parse.h"
-#include "offlab/tunnel.h"
+#include "offlab/net/bytes.h"
+#include "offlab/nic/caps.h"
+#include "offlab/nic/nic.h"
+#include "offlab/nic/nic_profile.h"
+#include "offlab/ovs/egress.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/flow.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/tunnel.h"
 #include "test_util.h"
 
 namespace offlab {

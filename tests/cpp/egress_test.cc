@@ -8,23 +8,23 @@
 // ip4 = IP(src="192.168.123.2",dst="192.168.123.1",ttl=64,id=0,flags=0) and
 // the tunnel layers vx(inner) = oeth/IP(src="1.1.2.88",dst="1.1.2.92",ttl=64,
 // id=0,flags="DF")/UDP(sport=57363,dport=4789)/VXLAN(vni=123,flags=0x08)/Raw(inner).
-#include "offlab/egress.h"
+#include "offlab/ovs/egress.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "offlab/caps.h"
-#include "offlab/counters.h"
-#include "offlab/error.h"
-#include "offlab/gso.h"
-#include "offlab/nic.h"
-#include "offlab/pipeline.h"
-#include "offlab/rewrite.h"
-#include "offlab/send_prepare.h"
-#include "offlab/tunnel.h"
-#include "offlab/work.h"
+#include "offlab/net/counters.h"
+#include "offlab/net/error.h"
+#include "offlab/net/work.h"
+#include "offlab/nic/caps.h"
+#include "offlab/nic/nic.h"
+#include "offlab/ovs/gso.h"
+#include "offlab/ovs/pipeline.h"
+#include "offlab/ovs/rewrite.h"
+#include "offlab/ovs/send_prepare.h"
+#include "offlab/ovs/tunnel.h"
 #include "test_util.h"
 
 namespace offlab {

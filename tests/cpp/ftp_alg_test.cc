@@ -1,19 +1,19 @@
 // Reference §1.1 "FTP ALG TCP checksum": the PORT rewrite under source NAT,
 // with the row's checksum rule and the sequence-number skew it causes.
-#include "offlab/ftp_alg.h"
+#include "offlab/ovs/ftp_alg.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
 
-#include "offlab/bytes.h"
-#include "offlab/checksum.h"
-#include "offlab/error.h"
-#include "offlab/flow.h"
-#include "offlab/parse.h"
-#include "offlab/pipeline.h"
-#include "offlab/send_prepare.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/checksum.h"
+#include "offlab/net/error.h"
+#include "offlab/ovs/flow.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/pipeline.h"
+#include "offlab/ovs/send_prepare.h"
 
 namespace offlab {
 namespace {

@@ -1,4 +1,4 @@
-#include "offlab/nic_profile.h"
+#include "offlab/nic/nic_profile.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "offlab/caps.h"
-#include "offlab/error.h"
+#include "offlab/net/error.h"
+#include "offlab/nic/caps.h"
 
 namespace offlab {
 // Defined in the generated builtin_profiles.cc; the tests mutate real profile

@@ -4,19 +4,19 @@
 //
 // Frames: OVS's vectors R1-R3/R7 where they apply, else scapy 2.8 with the
 // expression given; eth, oeth and vx() as in egress_test.cc.
-#include "offlab/nic.h"
+#include "offlab/nic/nic.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "offlab/caps.h"
-#include "offlab/egress.h"
-#include "offlab/faults.h"
-#include "offlab/gso.h"
-#include "offlab/send_prepare.h"
-#include "offlab/tunnel.h"
+#include "offlab/nic/caps.h"
+#include "offlab/ovs/egress.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/gso.h"
+#include "offlab/ovs/send_prepare.h"
+#include "offlab/ovs/tunnel.h"
 #include "test_util.h"
 
 namespace offlab {

@@ -10,11 +10,11 @@
 #include <set>
 #include <string>
 
-#include "offlab/bytes.h"
-#include "offlab/error.h"
-#include "offlab/faults.h"
-#include "offlab/packet.h"
-#include "offlab/pipeline.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/error.h"
+#include "offlab/net/packet.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/pipeline.h"
 #include "ovs_frames.h"
 
 namespace offlab {

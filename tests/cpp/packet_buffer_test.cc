@@ -5,8 +5,8 @@
 // copied packet.
 #include <gtest/gtest.h>
 
-#include "offlab/bytes.h"
-#include "offlab/packet.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/packet.h"
 
 namespace offlab {
 namespace {

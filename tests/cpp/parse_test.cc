@@ -2,19 +2,19 @@
 // protocol and nothing else in the offloads word; a tunnelled packet keeps
 // its inner offsets across a re-parse; truncated or malformed input stops at
 // the last complete layer without reading past the buffer.
-#include "offlab/parse.h"
+#include "offlab/ovs/parse.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "offlab/error.h"
-#include "offlab/faults.h"
-#include "offlab/pipeline.h"
-#include "offlab/rewrite.h"
-#include "offlab/send_prepare.h"
-#include "offlab/tunnel.h"
+#include "offlab/net/error.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/pipeline.h"
+#include "offlab/ovs/rewrite.h"
+#include "offlab/ovs/send_prepare.h"
+#include "offlab/ovs/tunnel.h"
 #include "test_util.h"
 
 namespace offlab {

@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "offlab/bytes.h"
-#include "offlab/dissect.h"
-#include "offlab/pipeline.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/dissect.h"
+#include "offlab/ovs/pipeline.h"
 #include "ovs_frames.h"
 
 namespace offlab {

@@ -5,14 +5,14 @@
 // Expected frames are OVS's vectors (reference §3, R1/R2), scapy 2.8 output
 // (the expression is given next to each), or derived by hand where only the
 // written field changes.
-#include "offlab/rewrite.h"
+#include "offlab/ovs/rewrite.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "offlab/flow.h"
-#include "offlab/offloads.h"
+#include "offlab/ovs/flow.h"
+#include "offlab/ovs/offloads.h"
 #include "test_util.h"
 
 namespace offlab {

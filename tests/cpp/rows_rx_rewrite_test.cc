@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "offlab/bytes.h"
-#include "offlab/caps.h"
-#include "offlab/checksum.h"
-#include "offlab/faults.h"
-#include "offlab/headers.h"
-#include "offlab/nic.h"
-#include "offlab/parse.h"
-#include "offlab/pipeline.h"
-#include "offlab/rewrite.h"
-#include "offlab/vnet.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/checksum.h"
+#include "offlab/net/headers.h"
+#include "offlab/nic/caps.h"
+#include "offlab/nic/nic.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/pipeline.h"
+#include "offlab/ovs/rewrite.h"
+#include "offlab/ovs/vnet.h"
 #include "ovs_frames.h"
 
 namespace offlab {

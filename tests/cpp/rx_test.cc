@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "offlab/counters.h"
-#include "offlab/nic.h"
-#include "offlab/nic_profile.h"
-#include "offlab/parse.h"
-#include "offlab/pipeline.h"
-#include "offlab/vnet.h"
+#include "offlab/net/counters.h"
+#include "offlab/nic/nic.h"
+#include "offlab/nic/nic_profile.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/pipeline.h"
+#include "offlab/ovs/vnet.h"
 #include "test_util.h"
 
 namespace offlab {

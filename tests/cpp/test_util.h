@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string>
 
-#include "offlab/bytes.h"
-#include "offlab/packet.h"
-#include "offlab/parse.h"
-#include "offlab/tunnel.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/packet.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/tunnel.h"
 
 namespace offlab::testing {
 

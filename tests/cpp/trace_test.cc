@@ -6,14 +6,14 @@
  * docs/trace-format.md.
  */
 
-#include "offlab/trace.h"
+#include "offlab/net/trace.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
 
-#include "offlab/error.h"
+#include "offlab/net/error.h"
 
 namespace offlab::trace {
 namespace {

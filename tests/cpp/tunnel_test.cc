@@ -6,18 +6,18 @@
 // Outer headers are R3's (reference §3) where the vector covers them, else
 // scapy 2.8 with oeth = Ether(src="aa:66:aa:66:00:00",dst="aa:66:aa:66:00:01")
 // and the expression next to the bytes.
-#include "offlab/tunnel.h"
+#include "offlab/ovs/tunnel.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "offlab/counters.h"
-#include "offlab/egress.h"
-#include "offlab/faults.h"
-#include "offlab/flow.h"
-#include "offlab/rewrite.h"
-#include "offlab/send_prepare.h"
+#include "offlab/net/counters.h"
+#include "offlab/ovs/egress.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/flow.h"
+#include "offlab/ovs/rewrite.h"
+#include "offlab/ovs/send_prepare.h"
 #include "test_util.h"
 
 namespace offlab {

@@ -2,14 +2,14 @@
 // for finished L4 checksums, a pseudo-header seed + NEEDS_CSUM for partial
 // TCP/UDP, no flags otherwise; what the kernel then does with NEEDS_CSUM; and
 // the seeded 5603b869a fault (IPv6 UDP seed read from the wrong base).
-#include "offlab/vnet.h"
+#include "offlab/ovs/vnet.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "offlab/faults.h"
-#include "offlab/tunnel.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/tunnel.h"
 #include "test_util.h"
 
 namespace offlab {

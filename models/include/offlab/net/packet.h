@@ -1,0 +1,145 @@
+// A packet: bytes with headroom (headers are pushed and pulled without
+// copying the payload), layer offsets for the outer and inner headers, the
+// OVS offloads word, tso_segsz and the datapath metadata that travels with it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "offlab/net/bytes.h"
+#include "offlab/ovs/offloads.h"
+
+namespace offlab {
+
+constexpr uint16_t kNoOffset = UINT16_MAX;
+
+// Tunnel metadata set by decapsulation (OVS `flow_tnl`), matched by flows.
+struct TunnelMetadata {
+  bool present = false;
+  TunnelType type = TunnelType::kNone;
+  bool ipv6 = false;
+  std::array<uint8_t, 16> src{};  // IPv4 uses the first 4 bytes
+  std::array<uint8_t, 16> dst{};
+  uint32_t key = 0;  // VNI or GRE key
+  uint8_t tos = 0, ttl = 0;
+  uint16_t tp_src = 0, tp_dst = 0;
+  bool csum = false;  // outer UDP / GRE checksum was present
+  bool operator==(const TunnelMetadata&) const = default;
+};
+
+// Connection-tracking state bits (OVS CS_* values, lib/packets.h).
+namespace ct {
+constexpr uint32_t kNew = 1u << 0;
+constexpr uint32_t kEstablished = 1u << 1;
+constexpr uint32_t kRelated = 1u << 2;
+constexpr uint32_t kReplyDir = 1u << 3;
+constexpr uint32_t kInvalid = 1u << 4;
+constexpr uint32_t kTracked = 1u << 5;
+constexpr uint32_t kSrcNat = 1u << 6;
+constexpr uint32_t kDstNat = 1u << 7;
+}  // namespace ct
+
+struct PacketMetadata {
+  uint32_t in_port = 0;
+  uint32_t recirc_id = 0;
+  uint32_t ct_state = 0;
+  uint16_t ct_zone = 0;
+  uint32_t ct_mark = 0;
+  uint32_t hash = 0;
+  uint32_t mark = 0;
+  TunnelMetadata tunnel;
+};
+
+class Packet {
+ public:
+  static constexpr size_t kDefaultHeadroom = 128;
+
+  Packet() : Packet(nullptr, 0) {}
+  // A null `data` gives `len` zero bytes.
+  Packet(const uint8_t* data, size_t len, size_t headroom = kDefaultHeadroom);
+  explicit Packet(const Bytes& bytes, size_t headroom = kDefaultHeadroom)
+      : Packet(bytes.data(), bytes.size(), headroom) {}
+  // Takes over `bytes` without copying them; no headroom, so a later Push
+  // reallocates. For frames that arrive from a wire or a guest.
+  static Packet Adopt(Bytes&& bytes);
+
+  uint8_t* data() { return buf_.data() + head_; }
+  const uint8_t* data() const { return buf_.data() + head_; }
+  size_t size() const { return len_; }
+  size_t headroom() const { return head_; }
+  Bytes bytes() const { return Bytes(data(), data() + len_); }
+  // The bytes, leaving the packet empty: no allocation, and no copy when
+  // there is no headroom.
+  Bytes TakeBytes() &&;
+
+  // Prepends n bytes (contents unspecified) and shifts every layer offset by
+  // n; returns a pointer to the new front.
+  uint8_t* Push(size_t n);
+  // Removes n bytes from the front; offsets that fall off become unset.
+  void Pull(size_t n);
+  // Appends bytes at the tail; `p` must not point into this packet.
+  void Put(const uint8_t* p, size_t n);
+  // Makes room for a packet of n bytes, so Puts up to that do not reallocate.
+  void Reserve(size_t n);
+  // Truncates or zero-extends the tail.
+  void Resize(size_t n);
+
+  // Layer offsets from data(): outer L2 is always at 0.
+  uint16_t l2_5_ofs = kNoOffset;  // first VLAN tag
+  uint16_t l3_ofs = kNoOffset;
+  uint16_t l4_ofs = kNoOffset;
+  uint16_t inner_l2_ofs = kNoOffset;
+  uint16_t inner_l3_ofs = kNoOffset;
+  uint16_t inner_l4_ofs = kNoOffset;
+
+  uint8_t* l3() { return Ptr(l3_ofs); }
+  uint8_t* l4() { return Ptr(l4_ofs); }
+  uint8_t* inner_l3() { return Ptr(inner_l3_ofs); }
+  uint8_t* inner_l4() { return Ptr(inner_l4_ofs); }
+  const uint8_t* l3() const { return Ptr(l3_ofs); }
+  const uint8_t* l4() const { return Ptr(l4_ofs); }
+  const uint8_t* inner_l3() const { return Ptr(inner_l3_ofs); }
+  const uint8_t* inner_l4() const { return Ptr(inner_l4_ofs); }
+  // Bytes from the offset to the end of the packet (0 if unset).
+  size_t SizeFrom(uint16_t ofs) const { return ofs == kNoOffset || ofs > len_ ? 0 : len_ - ofs; }
+
+  Offloads offloads;
+  uint16_t tso_segsz = 0;  // 0 = not a TSO packet
+  PacketMetadata md;
+
+  void ResetOffsets() {
+    l2_5_ofs = l3_ofs = l4_ofs = kNoOffset;
+    inner_l2_ofs = inner_l3_ofs = inner_l4_ofs = kNoOffset;
+  }
+  // dp_packet_reset_offload: offloads cleared together with hash and mark.
+  void ResetOffload() {
+    offloads.Reset();
+    md.hash = 0;
+    md.mark = 0;
+  }
+
+ private:
+  uint8_t* Ptr(uint16_t ofs) { return ofs == kNoOffset || ofs > len_ ? nullptr : data() + ofs; }
+  const uint8_t* Ptr(uint16_t ofs) const {
+    return ofs == kNoOffset || ofs > len_ ? nullptr : data() + ofs;
+  }
+  void ShiftOffsets(long delta);
+
+  std::vector<uint8_t> buf_;
+  size_t head_ = 0;
+  size_t len_ = 0;
+};
+
+using PacketBatch = std::vector<Packet>;
+
+// A batch of one, moved in (a braced list would copy the packet).
+inline PacketBatch OneBatch(Packet&& p) {
+  PacketBatch b;
+  b.push_back(std::move(p));
+  return b;
+}
+
+}  // namespace offlab

@@ -1,0 +1,141 @@
+// A small OVS-like bridge over the core: ports bound to NIC profiles (or
+// netdev-dummy `ol_*` options), tunnel ports, a flow table and the datapath
+// actions, so that an OVS test recipe is a few lines:
+//
+//   Pipeline br;
+//   br.AddPort({.name = "p1", .options = {{"ol_ip_rx_csum_set_good", "true"}}});
+//   br.AddPort({.name = "p2"});
+//   br.AddFlow("in_port=p1,actions=mod_nw_dst:192.168.1.1,output:p2");
+//   auto out = br.Receive("p1", frame);
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "offlab/net/counters.h"
+#include "offlab/net/packet.h"
+#include "offlab/nic/nic.h"
+#include "offlab/nic/nic_profile.h"
+#include "offlab/ovs/conntrack.h"
+#include "offlab/ovs/egress.h"
+#include "offlab/ovs/flow.h"
+#include "offlab/ovs/tunnel.h"
+
+namespace offlab {
+
+struct PortConfig {
+  std::string name;
+  uint32_t ofport = 0;            // 0: the next free number
+  std::string profile = "dummy";  // a built-in NIC profile name
+  // netdev-dummy Interface options (dummy profile only): ol_ip_tx_csum,
+  // ol_l4_tx_csum, ol_out_ip_tx_csum, ol_out_udp_tx_csum (+ "_disabled"),
+  // ol_{ip,l4}_rx_csum_set_{good,bad,partial}, ol_tso_segsz.
+  std::map<std::string, std::string> options;
+  std::optional<TunnelConfig> tunnel;  // makes this a tunnel port
+  std::string underlay;                // tunnel ports: where encapsulated frames leave
+};
+
+struct PipelineConfig {
+  bool userspace_tso = false;  // other_config:userspace-tso-enable
+  bool simple_match = true;    // dpif-netdev simple match fast path
+  int max_recirculation = 8;
+  EgressOptions egress;
+};
+
+// Per-packet metadata a virtual NIC hands over with the frame (vnet header /
+// vhost): statuses the guest claims and its GSO size.
+struct RxMeta {
+  std::optional<CsumStatus> ip, l4;
+  uint16_t tso_segsz = 0;
+  // As `netdev-dummy/receive ... --bad-csum` with a composed packet: the IPv4
+  // checksum is corrupted (XOR 1) and the IP status set bad.
+  bool bad_ip_csum = false;
+};
+
+// flow_compose() with --bad-csum (netdev-dummy/receive ... --bad-csum): the
+// IPv4 header checksum of the frame is corrupted (XOR 1) and the IP status set
+// bad, leaving layer offsets as they were. Throws offlab::Error if the frame
+// has no IPv4 header.
+void ComposeBadIpCsum(Packet& p);
+
+// One frame put on the wire by a port's NIC.
+struct Sent {
+  std::string port;
+  Bytes frame;
+  Offloads offloads;        // the status word handed to the NIC
+  uint16_t tso_segsz = 0;   // of the packet handed to the NIC
+  uint32_t nic_packet = 0;  // which packet handed to a NIC this frame came from (per Receive)
+  uint32_t tx = 0;          // which netdev_send call it came from (per Receive): see TxTap
+};
+
+// What a port puts on the wire for one packet handed to its netdev_send: the
+// datapath's egress for `caps` (NetdevSend), then the NIC's transmit. Frames
+// of the i-th packet handed to the NIC carry nic_packet = i; `errors` gets the
+// egress drops, `violations` the requests outside the NIC's capabilities.
+std::vector<Sent> SendThroughNic(Packet p, const std::string& port, uint32_t caps, const NicTx& nic,
+                                 const EgressOptions& egress, Counters* counters,
+                                 std::vector<std::string>* errors,
+                                 std::vector<std::string>* violations);
+
+class Pipeline {
+ public:
+  explicit Pipeline(PipelineConfig cfg = {});
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Throws offlab::Error for a duplicate name/number, an unknown profile or
+  // option, or a tunnel port without a valid underlay.
+  uint32_t AddPort(const PortConfig& cfg);
+  // Throws offlab::Error naming what is wrong with the rule.
+  void AddFlow(const std::string& text);
+  void ClearFlows();
+
+  // Receives one frame on `port` and runs it through the datapath; returns
+  // every frame sent as a result, in order.
+  std::vector<Sent> Receive(const std::string& port, const Bytes& frame, const RxMeta& meta = {});
+
+  // As Receive() for a packet the caller already received: NIC validation,
+  // coalescing and metadata applied (a simulated NIC or guest does that).
+  std::vector<Sent> ReceivePacket(const std::string& port, Packet p);
+
+  uint32_t PortNumber(const std::string& name) const;
+  // Advertised transmit capabilities of a port (cap:: bits).
+  uint32_t PortCaps(const std::string& name) const;
+  Counters& counters() { return counters_; }
+  // One line per dropped packet or NIC violation since the last Receive().
+  const std::vector<std::string>& events() const { return events_; }
+  Conntrack& conntrack() { return *conntrack_; }
+
+  // Called with every packet the datapath hands to netdev_send on a port
+  // (before send-prepare, as a trace's tx record holds it) and that call's
+  // number within the current Receive, which its Sent frames carry as `tx`.
+  using TxTap = std::function<void(const std::string& port, const Packet& p, uint32_t tx)>;
+  void SetTxTap(TxTap tap) { tx_tap_ = std::move(tap); }
+
+ private:
+  struct Port;
+  void Process(Packet& p, uint8_t table, bool reparse, int depth);
+  void Execute(Packet& p, const std::vector<Action>& actions, int depth);
+  void Output(uint32_t ofport, Packet p, int depth);
+  Port& PortRef(uint32_t ofport);
+  const Port& PortByName(const std::string& name) const;
+
+  PipelineConfig cfg_;
+  std::map<uint32_t, std::unique_ptr<Port>> ports_;
+  std::vector<Rule> rules_;
+  Counters counters_;
+  std::vector<std::string> events_;
+  std::vector<Sent> sent_;
+  uint32_t nic_packets_ = 0;
+  uint32_t tx_calls_ = 0;
+  int resubmits_ = 0;  // resubmits in progress: their callers still use the packet
+  TxTap tx_tap_;
+  std::unique_ptr<Conntrack> conntrack_;
+};
+
+}  // namespace offlab

@@ -1,0 +1,385 @@
+#include "offlab/nic/nic.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "offlab/net/bytes.h"
+#include "offlab/net/checksum.h"
+#include "offlab/net/headers.h"
+#include "offlab/nic/caps.h"
+#include "offlab/ovs/complete.h"
+#include "offlab/ovs/faults.h"
+#include "offlab/ovs/gso.h"
+#include "offlab/ovs/parse.h"
+#include "offlab/ovs/tunnel.h"
+
+namespace offlab {
+
+namespace {
+
+uint32_t TnlTsoCap(TunnelType t) {
+  switch (t) {
+    case TunnelType::kVxlan:
+      return cap::kVxlanTnlTso;
+    case TunnelType::kGeneve:
+      return cap::kGeneveTnlTso;
+    case TunnelType::kGre:
+      return cap::kGreTnlTso;
+    case TunnelType::kNone:
+      return 0;
+  }
+  return 0;
+}
+
+bool IsIpv4At(const Packet& p, uint16_t l3) {
+  return l3 != kNoOffset && p.SizeFrom(l3) >= 1 && (p.data()[l3] >> 4) == 4;
+}
+
+// Intel-style outer UDP (DPDK Bugzilla 1406): the hardware adds the UDP
+// segment to whatever the checksum field holds, expecting the pseudo-header
+// sum there. Since DPDK f876dbef0809 the driver's tx_prepare
+// (rte_net_intel_cksum_flags_prepare, reached through rte_eth_tx_prepare)
+// seeds the field with the non-complemented outer pseudo-header sum; with TSO
+// it omits the length, which the hardware adds per segment. Seeding each frame
+// after segmentation with its own length is the same sum. With the
+// intel-outer-udp-unseeded fault (DPDK before that commit) the field keeps
+// what the datapath left there, e.g. OVS's 0xffff placeholder.
+void SeededOuterUdp(Packet& f) {
+  uint8_t* udp = f.data() + f.l4_ofs;
+  size_t len = L4Length(f, f.l3_ofs, f.l4_ofs);
+  if (len < hdr::kUdpLen) return;
+  if (!Faults::On(Fault::kIntelOuterUdpUnseeded)) {
+    uint64_t pseudo = PseudoHeaderSum(f, f.l3_ofs, hdr::kProtoUdp, static_cast<uint32_t>(len));
+    PutBe16(udp + hdr::kUdpCsumOfs, csum::Fold(pseudo));
+  }
+  uint16_t c = csum::Finish(csum::Partial(udp, len));
+  PutBe16(udp + hdr::kUdpCsumOfs, c ? c : 0xffff);
+}
+
+}  // namespace
+
+NicTx NicTx::FromProfile(const NicProfile& p) {
+  NicTx n;
+  n.caps = p.tx_caps;
+  n.outer_udp_needs_pseudo_seed = p.outer_udp_needs_pseudo_seed;
+  n.outer_udp_left_as_is = p.outer_udp_left_as_is;
+  return n;
+}
+
+PacketBatch NicTransmit(Packet in, const NicTx& nic, std::vector<std::string>* violations) {
+  auto violation = [&](const std::string& what) {
+    if (violations) violations->push_back(what);
+  };
+  // Whether the hardware performs a requested capability.
+  auto performs = [&](uint32_t c, const char* what) {
+    if (!(nic.caps & c)) {
+      violation(std::string("requested ") + what + " without the capability");
+      return false;
+    }
+    return !(nic.disabled & c);
+  };
+
+  PacketBatch frames;
+  bool hw_tso = false;
+  if (in.tso_segsz && nic.segments_tso) {
+    uint32_t need = cap::kTcpTso | TnlTsoCap(in.offloads.tunnel());
+    if ((nic.caps & need) != need) {
+      violation("requested TSO (" + CapsToString(need) + ") without the capability");
+      frames.push_back(std::move(in));
+    } else {
+      frames = Gso(in);
+      hw_tso = true;
+    }
+  } else {
+    frames.push_back(std::move(in));
+  }
+
+  for (Packet& f : frames) {
+    Offloads& o = f.offloads;
+    if (!o.tunnelled()) {
+      if (o.ip() == CsumStatus::kPartial && IsIpv4At(f, f.l3_ofs) &&
+          (hw_tso || performs(cap::kIpv4Cksum, "ipv4_cksum"))) {
+        CompleteIpCsum(f, Level::kOuter);
+      }
+      if (o.l4() == CsumStatus::kPartial && o.l4_proto() != L4Proto::kNone &&
+          (hw_tso || performs(CapForProto(o.l4_proto()), ToString(o.l4_proto())))) {
+        CompleteL4Csum(f, Level::kOuter, o.l4_proto());
+      }
+      continue;
+    }
+    if (o.ip(Level::kInner) == CsumStatus::kPartial && IsIpv4At(f, f.inner_l3_ofs) &&
+        (hw_tso || performs(cap::kIpv4Cksum, "ipv4_cksum (inner)"))) {
+      CompleteIpCsum(f, Level::kInner);
+    }
+    const L4Proto ip4 = o.l4_proto(Level::kInner);
+    if (o.l4(Level::kInner) == CsumStatus::kPartial && ip4 != L4Proto::kNone &&
+        (hw_tso || performs(CapForProto(ip4), "inner L4 checksum"))) {
+      CompleteL4Csum(f, Level::kInner, ip4);
+    }
+    if (o.ip() == CsumStatus::kPartial && IsIpv4At(f, f.l3_ofs) &&
+        (hw_tso || performs(cap::kOuterIpCksum, "outer_ip_cksum"))) {
+      CompleteIpCsum(f, Level::kOuter);
+    }
+    if (o.l4() == CsumStatus::kPartial && o.tunnel() != TunnelType::kGre &&
+        performs(cap::kOuterUdpCksum, "outer_udp_cksum") && !nic.outer_udp_left_as_is) {
+      if (nic.outer_udp_needs_pseudo_seed) {
+        SeededOuterUdp(f);
+        o.set_l4(CsumStatus::kGood);
+      } else {
+        CompleteL4Csum(f, Level::kOuter, L4Proto::kUdp);
+      }
+    }
+  }
+  return frames;
+}
+
+Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status) {
+  Packet p = Packet::Adopt(std::move(frame));
+  Parse(p);
+  RxStatus st;
+  st.tunnel = DetectTunnel(p);
+  const RxValidation& rx = profile.rx_for(st.tunnel);
+
+  auto ip_status = [&](uint16_t l3) {
+    if (!IsIpv4At(p, l3)) return CsumStatus::kUnknown;
+    const uint8_t* ip = p.data() + l3;
+    size_t ihl = (ip[0] & 0x0f) * 4u;
+    return csum::Compute(ip, ihl) == 0 ? CsumStatus::kGood : CsumStatus::kBad;
+  };
+  auto l4_status = [&](uint16_t l3, uint16_t l4) {
+    int proto = UpperProtocol(p, l3, l4);
+    size_t len = L4Length(p, l3, l4);
+    const uint8_t* t = p.data() + l4;
+    if (proto == hdr::kProtoTcp || proto == hdr::kProtoUdp) {
+      if (proto == hdr::kProtoUdp && len >= hdr::kUdpLen && GetBe16(t + hdr::kUdpCsumOfs) == 0) {
+        return CsumStatus::kGood;  // "no checksum" is not an error
+      }
+      if (len < (proto == hdr::kProtoTcp ? hdr::kTcpMinLen : hdr::kUdpLen)) {
+        return CsumStatus::kUnknown;
+      }
+      uint64_t ps = PseudoHeaderSum(p, l3, static_cast<uint8_t>(proto), static_cast<uint32_t>(len));
+      return csum::Verify(t, len, ps) ? CsumStatus::kGood : CsumStatus::kBad;
+    }
+    if (proto == hdr::kProtoSctp && len >= hdr::kSctpLen) {
+      Bytes copy(t, t + len);
+      uint32_t field = GetBe32(copy.data() + hdr::kSctpCsumOfs);
+      PutBe32(copy.data() + hdr::kSctpCsumOfs, 0);
+      return __builtin_bswap32(csum::Crc32c(copy.data(), len)) == field ? CsumStatus::kGood
+                                                                        : CsumStatus::kBad;
+    }
+    return CsumStatus::kUnknown;
+  };
+
+  if (rx.outer_ip) st.ip = ip_status(p.l3_ofs);
+  if (rx.outer_l4 && p.l4_ofs != kNoOffset) st.l4 = l4_status(p.l3_ofs, p.l4_ofs);
+  if (st.tunnel != TunnelType::kNone) {
+    uint16_t inner = TunnelInnerOffset(p);
+    if (inner != kNoOffset && ParseInner(p, inner)) {
+      if (rx.inner_ip) st.inner_ip = ip_status(p.inner_l3_ofs);
+      if (rx.inner_l4 && p.inner_l4_ofs != kNoOffset) {
+        st.inner_l4 = l4_status(p.inner_l3_ofs, p.inner_l4_ofs);
+      }
+    }
+  }
+  // The host gets the frame unparsed, with only the statuses the NIC reports.
+  p.ResetOffsets();
+  p.offloads = Offloads();
+  p.md = {};
+  p.tso_segsz = 0;
+  p.offloads.set_ip(st.ip);
+  p.offloads.set_l4(st.l4);
+  if (status) *status = st;
+  return p;
+}
+
+namespace {
+
+// The flow a segment belongs to: outer addresses, tunnel key word, inner
+// addresses, ports and header length. Every header byte except lengths, ids,
+// checksums, seq and flags would be too strict; these suffice.
+struct GroKey {
+  std::array<uint8_t, 2 * 32 + 4 + 4 + 2> b{};
+  uint8_t n = 0;
+  void Add(const uint8_t* p, size_t len) {
+    std::memcpy(b.data() + n, p, len);
+    n = static_cast<uint8_t>(n + len);
+  }
+  bool operator==(const GroKey& o) const {
+    return n == o.n && std::memcmp(b.data(), o.b.data(), n) == 0;
+  }
+};
+
+struct TcpView {
+  bool ok = false;
+  uint16_t tcp = 0;  // offset of the segmented TCP header
+  size_t hdr_len = 0, payload = 0;
+  uint32_t seq = 0, ack = 0;
+  uint16_t flags = 0;
+  GroKey key;
+};
+
+TcpView View(Packet& p, TunnelType tunnel) {
+  TcpView v;
+  Parse(p);
+  uint16_t l3 = p.l3_ofs, l4 = p.l4_ofs;
+  if (tunnel != TunnelType::kNone) {
+    uint16_t inner = TunnelInnerOffset(p);
+    if (inner == kNoOffset || !ParseInner(p, inner)) return v;
+    l3 = p.inner_l3_ofs;
+    l4 = p.inner_l4_ofs;
+  }
+  if (UpperProtocol(p, l3, l4) != hdr::kProtoTcp) return v;
+  size_t len = L4Length(p, l3, l4);
+  const uint8_t* t = p.data() + l4;
+  if (len < hdr::kTcpMinLen) return v;
+  size_t thl = (t[hdr::kTcpOffFlagsOfs] >> 4) * 4u;
+  if (thl < hdr::kTcpMinLen || thl > len) return v;
+  v.ok = true;
+  v.tcp = l4;
+  v.hdr_len = l4 + thl;
+  v.payload = len - thl;
+  v.seq = GetBe32(t + hdr::kTcpSeqOfs);
+  v.ack = GetBe32(t + hdr::kTcpAckOfs);
+  v.flags = GetBe16(t + hdr::kTcpOffFlagsOfs) & 0x0fff;
+  const uint8_t* d = p.data();
+  auto add_ip = [&](uint16_t ip) {
+    if ((d[ip] >> 4) == 4)
+      v.key.Add(d + ip + hdr::kIpv4SrcOfs, 8);
+    else
+      v.key.Add(d + ip + hdr::kIpv6SrcOfs, 32);
+  };
+  add_ip(p.l3_ofs);
+  if (tunnel != TunnelType::kNone) {
+    v.key.Add(d + p.inner_l2_ofs - 4, 4);  // VNI / key word
+    add_ip(l3);
+  }
+  v.key.Add(d + l4, 4);
+  uint8_t hl[2];
+  PutBe16(hl, static_cast<uint16_t>(v.hdr_len));
+  v.key.Add(hl, 2);
+  return v;
+}
+
+void SetLengths(Packet& m, uint16_t l3, Level level) {
+  if (l3 == kNoOffset) return;
+  uint8_t* ip = m.data() + l3;
+  if ((ip[0] >> 4) == 4) {
+    PutBe16(ip + hdr::kIpv4TotLenOfs, static_cast<uint16_t>(m.size() - l3));
+    m.offloads.set_ip(CsumStatus::kPartial, level);
+  } else {
+    PutBe16(ip + hdr::kIpv6PlenOfs, static_cast<uint16_t>(m.size() - l3 - hdr::kIpv6Len));
+  }
+}
+
+// A frame passed on as received: its bytes and statuses, nothing parsed.
+Packet Raw(Packet&& p) {
+  Packet raw = std::move(p);
+  raw.ResetOffsets();
+  raw.md = {};
+  raw.tso_segsz = 0;
+  return raw;
+}
+
+struct Aggregate {
+  Packet pkt;
+  TcpView first;
+  TunnelType tunnel = TunnelType::kNone;
+  size_t segs = 1;
+  uint32_t next_seq = 0;
+  bool closed = false;  // a short or PSH segment ends it
+};
+
+Packet Finish(Aggregate& a) {
+  if (a.segs < 2) return Raw(std::move(a.pkt));
+  Packet& m = a.pkt;
+  Offloads o;
+  if (a.tunnel != TunnelType::kNone) {
+    o.set_tunnel(a.tunnel);
+    o.set_l4_proto(L4Proto::kTcp, Level::kInner);
+    o.set_l4(CsumStatus::kPartial, Level::kInner);
+    if (a.tunnel != TunnelType::kGre) {
+      o.set_l4_proto(L4Proto::kUdp);
+      uint16_t c = GetBe16(m.data() + m.l4_ofs + hdr::kUdpCsumOfs);
+      o.set_l4(c ? CsumStatus::kPartial : CsumStatus::kGood);
+      PutBe16(m.data() + m.l4_ofs + hdr::kUdpLenOfs, static_cast<uint16_t>(m.size() - m.l4_ofs));
+    }
+  } else {
+    o.set_l4_proto(L4Proto::kTcp);
+    o.set_l4(CsumStatus::kPartial);
+  }
+  m.offloads = o;
+  SetLengths(m, m.l3_ofs, Level::kOuter);
+  if (a.tunnel != TunnelType::kNone) SetLengths(m, m.inner_l3_ofs, Level::kInner);
+  m.tso_segsz = static_cast<uint16_t>(a.first.payload);
+  return std::move(m);
+}
+
+}  // namespace
+
+PacketBatch Coalesce(std::vector<std::pair<Packet, RxStatus>> frames, size_t max_bytes,
+                     CoalesceStats* stats) {
+  CoalesceStats s;
+  PacketBatch out;
+  out.reserve(frames.size());
+  // Open aggregates, oldest first (Linux flushes its GRO list in that order);
+  // a poll carries few flows, so a linear search beats any map.
+  std::vector<Aggregate> open;
+  auto find = [&](const GroKey& k) {
+    return std::find_if(open.begin(), open.end(),
+                        [&](const Aggregate& a) { return a.first.key == k; });
+  };
+  auto flush = [&](std::vector<Aggregate>::iterator it) {
+    out.push_back(Finish(*it));
+    open.erase(it);
+  };
+  for (auto& [p, st] : frames) {
+    s.frames_in++;
+    TcpView v = View(p, st.tunnel);
+    bool validated = st.tunnel == TunnelType::kNone
+                         ? st.l4 == CsumStatus::kGood
+                         : st.inner_l4 == CsumStatus::kGood ||
+                               (st.tunnel != TunnelType::kGre && st.l4 == CsumStatus::kGood &&
+                                GetBe16(p.data() + p.l4_ofs + hdr::kUdpCsumOfs) != 0);
+    bool mergeable = v.ok && v.payload > 0 && !(v.flags & ~(hdr::kTcpAck | hdr::kTcpPsh));
+    if (v.ok && !validated) s.not_validated++;
+    if (!mergeable || !validated) {
+      if (v.ok) {
+        if (auto it = find(v.key); it != open.end()) flush(it);
+      }
+      out.push_back(Raw(std::move(p)));
+      continue;
+    }
+    auto it = find(v.key);
+    if (it != open.end()) {
+      Aggregate& a = *it;
+      bool fits = !a.closed && v.seq == a.next_seq && v.ack == a.first.ack &&
+                  v.payload <= a.first.payload && a.pkt.size() + v.payload <= max_bytes;
+      if (fits) {
+        if (a.segs == 1) a.pkt.Reserve(max_bytes);
+        a.pkt.Put(p.data() + v.hdr_len, v.payload);
+        a.segs++;
+        a.next_seq += static_cast<uint32_t>(v.payload);
+        s.merged++;
+        if (v.payload < a.first.payload || (v.flags & hdr::kTcpPsh)) {
+          uint8_t* t = a.pkt.data() + a.first.tcp + hdr::kTcpOffFlagsOfs;
+          PutBe16(t, GetBe16(t) | (v.flags & hdr::kTcpPsh));
+          a.closed = true;
+        }
+        continue;
+      }
+      flush(it);
+    }
+    const uint32_t next = v.seq + static_cast<uint32_t>(v.payload);
+    const bool closed = (v.flags & hdr::kTcpPsh) != 0;
+    const size_t len = v.hdr_len + v.payload;
+    open.push_back(Aggregate{std::move(p), std::move(v), st.tunnel, 1, next, closed});
+    open.back().pkt.Resize(len);  // drop Ethernet padding
+  }
+  while (!open.empty()) flush(open.begin());
+  s.packets_out = out.size();
+  if (stats) *stats = s;
+  return out;
+}
+
+}  // namespace offlab

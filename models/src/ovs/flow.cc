@@ -1,0 +1,333 @@
+#include "offlab/ovs/flow.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "offlab/net/error.h"
+#include "offlab/net/headers.h"
+
+namespace offlab {
+
+namespace {
+
+std::vector<std::string> SplitTopLevel(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '(') depth++;
+    if (c == ')') depth--;
+    if (c == sep && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ' && c != '\t') {
+      cur.push_back(c);
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+uint64_t ParseNumber(const std::string& s, uint64_t max, const std::string& what) {
+  if (s.empty()) throw Error(what + ": missing value");
+  size_t used = 0;
+  unsigned long long v;
+  try {
+    v = std::stoull(s, &used, 0);
+  } catch (const std::exception&) {
+    throw Error(what + ": '" + s + "' is not a number");
+  }
+  if (used != s.size()) throw Error(what + ": '" + s + "' is not a number");
+  if (v > max) throw Error(what + ": " + s + " out of range");
+  return v;
+}
+
+std::array<uint8_t, 4> V4(const IpAddr& a) { return {a[0], a[1], a[2], a[3]}; }
+
+// ct_state=+trk+new-est
+void ParseCtState(const std::string& v, Match& m) {
+  size_t i = 0;
+  while (i < v.size()) {
+    char sign = v[i];
+    if (sign != '+' && sign != '-') throw Error("ct_state: expected +flag or -flag in '" + v + "'");
+    size_t j = i + 1;
+    while (j < v.size() && v[j] != '+' && v[j] != '-') j++;
+    std::string f = v.substr(i + 1, j - i - 1);
+    uint32_t bit = f == "new"    ? ct::kNew
+                   : f == "est"  ? ct::kEstablished
+                   : f == "rel"  ? ct::kRelated
+                   : f == "rpl"  ? ct::kReplyDir
+                   : f == "inv"  ? ct::kInvalid
+                   : f == "trk"  ? ct::kTracked
+                   : f == "snat" ? ct::kSrcNat
+                   : f == "dnat" ? ct::kDstNat
+                                 : 0;
+    if (!bit) throw Error("ct_state: unknown flag '" + f + "'");
+    m.ct_state_mask |= bit;
+    if (sign == '+') m.ct_state_value |= bit;
+    i = j;
+  }
+}
+
+NatSpec ParseNat(const std::string& inner) {
+  NatSpec n;
+  n.enabled = true;
+  if (inner.empty()) return n;  // plain "nat": reverse NAT of an existing connection
+  size_t eq = inner.find('=');
+  if (eq == std::string::npos) throw Error("nat: expected src=ADDR or dst=ADDR");
+  std::string dir = inner.substr(0, eq), rest = inner.substr(eq + 1);
+  if (dir != "src" && dir != "dst") throw Error("nat: expected src= or dst=, got '" + dir + "'");
+  n.snat = dir == "src";
+  std::string addr = rest;
+  // "[v6]:port" or "v4:port"
+  if (!rest.empty() && rest[0] == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string::npos) throw Error("nat: unterminated [ in '" + rest + "'");
+    addr = rest.substr(1, close - 1);
+    if (close + 1 < rest.size() && rest[close + 1] == ':') {
+      n.port = static_cast<uint16_t>(ParseNumber(rest.substr(close + 2), 65535, "nat port"));
+    }
+  } else if (std::count(rest.begin(), rest.end(), ':') == 1) {
+    size_t colon = rest.find(':');
+    addr = rest.substr(0, colon);
+    n.port = static_cast<uint16_t>(ParseNumber(rest.substr(colon + 1), 65535, "nat port"));
+  }
+  n.addr = ParseIp(addr, &n.ipv6);
+  return n;
+}
+
+Action ParseAction(const std::string& a, const PortResolver& ports) {
+  Action act;
+  auto arg = [&](const std::string& prefix) { return a.substr(prefix.size()); };
+  auto starts = [&](const char* p) { return a.rfind(p, 0) == 0; };
+  bool v6 = false;
+  if (starts("output:")) {
+    act.type = ActionType::kOutput;
+    act.port = ports(arg("output:"));
+  } else if (starts("tnl_push:")) {
+    act.type = ActionType::kTnlPush;
+    act.port = ports(arg("tnl_push:"));
+  } else if (starts("tnl_pop:")) {
+    act.type = ActionType::kTnlPop;
+    act.port = ports(arg("tnl_pop:"));
+  } else if (starts("mod_dl_src:")) {
+    act.type = ActionType::kSetEth;
+    act.eth_src = ParseMac(arg("mod_dl_src:"));
+  } else if (starts("mod_dl_dst:")) {
+    act.type = ActionType::kSetEth;
+    act.eth_dst = ParseMac(arg("mod_dl_dst:"));
+  } else if (starts("mod_nw_src:") || starts("mod_nw_dst:")) {
+    IpAddr ip = ParseIp(a.substr(11), &v6);
+    if (v6) {
+      act.type = ActionType::kSetIpv6;
+      (starts("mod_nw_src:") ? act.ipv6.src : act.ipv6.dst) = ip;
+    } else {
+      act.type = ActionType::kSetIpv4;
+      (starts("mod_nw_src:") ? act.ipv4.src : act.ipv4.dst) = V4(ip);
+    }
+  } else if (starts("mod_nw_tos:")) {
+    act.type = ActionType::kSetIpv4;
+    act.ipv4.tos = static_cast<uint8_t>(ParseNumber(arg("mod_nw_tos:"), 255, "mod_nw_tos"));
+  } else if (starts("mod_nw_ttl:")) {
+    act.type = ActionType::kSetIpv4;
+    act.ipv4.ttl = static_cast<uint8_t>(ParseNumber(arg("mod_nw_ttl:"), 255, "mod_nw_ttl"));
+  } else if (starts("mod_tp_src:")) {
+    act.type = ActionType::kSetL4Ports;
+    act.tp_src = static_cast<uint16_t>(ParseNumber(arg("mod_tp_src:"), 65535, "mod_tp_src"));
+  } else if (starts("mod_tp_dst:")) {
+    act.type = ActionType::kSetL4Ports;
+    act.tp_dst = static_cast<uint16_t>(ParseNumber(arg("mod_tp_dst:"), 65535, "mod_tp_dst"));
+  } else if (starts("set_field:")) {
+    std::string v = arg("set_field:");
+    size_t arrow = v.find("->");
+    if (arrow == std::string::npos) throw Error("set_field: expected VALUE->FIELD in '" + a + "'");
+    std::string value = v.substr(0, arrow), field = v.substr(arrow + 2);
+    if (field == "ipv6_src" || field == "ipv6_dst") {
+      act.type = ActionType::kSetIpv6;
+      (field == "ipv6_src" ? act.ipv6.src : act.ipv6.dst) = ParseIp(value, &v6);
+      if (!v6) throw Error("set_field: '" + value + "' is not an IPv6 address");
+    } else if (field == "ip_src" || field == "ip_dst" || field == "nw_src" || field == "nw_dst") {
+      act.type = ActionType::kSetIpv4;
+      IpAddr ip = ParseIp(value, &v6);
+      if (v6) throw Error("set_field: '" + value + "' is not an IPv4 address");
+      (field.find("src") != std::string::npos ? act.ipv4.src : act.ipv4.dst) = V4(ip);
+    } else if (field == "tcp_src" || field == "udp_src" || field == "sctp_src") {
+      act.type = ActionType::kSetL4Ports;
+      act.tp_src = static_cast<uint16_t>(ParseNumber(value, 65535, field));
+    } else if (field == "tcp_dst" || field == "udp_dst" || field == "sctp_dst") {
+      act.type = ActionType::kSetL4Ports;
+      act.tp_dst = static_cast<uint16_t>(ParseNumber(value, 65535, field));
+    } else if (field == "ipv6_label") {
+      act.type = ActionType::kSetIpv6;
+      act.ipv6.flow_label = static_cast<uint32_t>(ParseNumber(value, 0xfffff, field));
+    } else {
+      throw Error("set_field: unsupported field '" + field + "'");
+    }
+  } else if (a == "dec_ttl") {
+    act.type = ActionType::kDecTtl;
+  } else if (a == "set_ecn_ce" || a == "mod_nw_ecn:3") {
+    act.type = ActionType::kSetEcnCe;
+  } else if (a == "controller" || a.rfind("controller(", 0) == 0) {
+    act.type = ActionType::kController;
+  } else if (a == "drop") {
+    act.type = ActionType::kDrop;
+  } else if (starts("recirc:")) {
+    act.type = ActionType::kRecirc;
+    act.table = static_cast<uint8_t>(ParseNumber(arg("recirc:"), 254, "recirc"));
+  } else if (starts("resubmit(,") && a.back() == ')') {
+    act.type = ActionType::kResubmit;
+    act.table =
+        static_cast<uint8_t>(ParseNumber(a.substr(10, a.size() - 11), 254, "resubmit table"));
+  } else if (starts("ct(") && a.back() == ')') {
+    act.type = ActionType::kCt;
+    for (const std::string& part : SplitTopLevel(a.substr(3, a.size() - 4), ',')) {
+      if (part == "commit") {
+        act.ct.commit = true;
+      } else if (part.rfind("zone=", 0) == 0) {
+        act.ct.zone = static_cast<uint16_t>(ParseNumber(part.substr(5), 65535, "ct zone"));
+      } else if (part.rfind("table=", 0) == 0) {
+        act.ct.table = static_cast<uint8_t>(ParseNumber(part.substr(6), 254, "ct table"));
+      } else if (part == "alg=ftp") {
+        act.ct.alg_ftp = true;
+      } else if (part.rfind("alg=", 0) == 0) {
+        throw Error("ct: unsupported alg '" + part.substr(4) + "' (supported: ftp)");
+      } else if (part == "nat") {
+        act.ct.nat = ParseNat("");
+      } else if (part.rfind("nat(", 0) == 0 && part.back() == ')') {
+        act.ct.nat = ParseNat(part.substr(4, part.size() - 5));
+      } else {
+        throw Error("ct: unknown argument '" + part + "'");
+      }
+    }
+  } else {
+    throw Error("unknown action '" + a + "'");
+  }
+  return act;
+}
+
+}  // namespace
+
+IpAddr ParseIp(const std::string& s, bool* ipv6) {
+  IpAddr a{};
+  if (inet_pton(AF_INET, s.c_str(), a.data()) == 1) {
+    *ipv6 = false;
+    return a;
+  }
+  if (inet_pton(AF_INET6, s.c_str(), a.data()) == 1) {
+    *ipv6 = true;
+    return a;
+  }
+  throw Error("'" + s + "' is not an IP address");
+}
+
+MacAddr ParseMac(const std::string& s) {
+  MacAddr m{};
+  unsigned v[6];
+  char extra;
+  if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                  &extra) != 6) {
+    throw Error("'" + s + "' is not a MAC address");
+  }
+  for (int i = 0; i < 6; i++) {
+    if (v[i] > 255) throw Error("'" + s + "' is not a MAC address");
+    m[i] = static_cast<uint8_t>(v[i]);
+  }
+  return m;
+}
+
+bool Match::simple() const {
+  return !nw_proto && !nw_src && !nw_dst && !tp_src && !tp_dst && !tun_id && !tun_src && !tun_dst &&
+         !ct_state_mask && !ct_zone && table == 0;
+}
+
+bool Match::Matches(const FlowKey& key, const PacketMetadata& md) const {
+  if (in_port && *in_port != md.in_port) return false;
+  if (dl_type && *dl_type != key.dl_type) return false;
+  if (nw_proto && (!key.has_l3 || *nw_proto != key.nw_proto)) return false;
+  if (nw_src && (!key.has_l3 || *nw_src != key.nw_src)) return false;
+  if (nw_dst && (!key.has_l3 || *nw_dst != key.nw_dst)) return false;
+  if (tp_src && (!key.has_l4 || *tp_src != key.tp_src)) return false;
+  if (tp_dst && (!key.has_l4 || *tp_dst != key.tp_dst)) return false;
+  if (tun_id && (!md.tunnel.present || *tun_id != md.tunnel.key)) return false;
+  if (tun_src && (!md.tunnel.present || *tun_src != md.tunnel.src)) return false;
+  if (tun_dst && (!md.tunnel.present || *tun_dst != md.tunnel.dst)) return false;
+  if ((md.ct_state & ct_state_mask) != ct_state_value) return false;
+  if (ct_zone && *ct_zone != md.ct_zone) return false;
+  return true;
+}
+
+Rule ParseRule(const std::string& text, const PortResolver& ports) {
+  Rule r;
+  r.text = text;
+  size_t pos = text.find("actions=");
+  if (pos == std::string::npos) throw Error("flow '" + text + "': missing actions=");
+  std::string match = text.substr(0, pos), actions = text.substr(pos + 8);
+  bool v6 = false;
+  for (const std::string& f : SplitTopLevel(match, ',')) {
+    size_t eq = f.find('=');
+    std::string k = f.substr(0, eq), v = eq == std::string::npos ? "" : f.substr(eq + 1);
+    auto proto = [&](uint16_t dl, uint8_t nw) {
+      r.match.dl_type = dl;
+      if (nw) r.match.nw_proto = nw;
+    };
+    if (k == "ip")
+      proto(hdr::kEthTypeIpv4, 0);
+    else if (k == "ipv6")
+      proto(hdr::kEthTypeIpv6, 0);
+    else if (k == "tcp")
+      proto(hdr::kEthTypeIpv4, hdr::kProtoTcp);
+    else if (k == "udp")
+      proto(hdr::kEthTypeIpv4, hdr::kProtoUdp);
+    else if (k == "sctp")
+      proto(hdr::kEthTypeIpv4, hdr::kProtoSctp);
+    else if (k == "icmp")
+      proto(hdr::kEthTypeIpv4, hdr::kProtoIcmp);
+    else if (k == "tcp6")
+      proto(hdr::kEthTypeIpv6, hdr::kProtoTcp);
+    else if (k == "udp6")
+      proto(hdr::kEthTypeIpv6, hdr::kProtoUdp);
+    else if (k == "sctp6")
+      proto(hdr::kEthTypeIpv6, hdr::kProtoSctp);
+    else if (k == "icmp6")
+      proto(hdr::kEthTypeIpv6, hdr::kProtoIcmpv6);
+    else if (k == "priority")
+      r.priority = static_cast<int>(ParseNumber(v, 65535, k));
+    else if (k == "table")
+      r.match.table = static_cast<uint8_t>(ParseNumber(v, 254, k));
+    else if (k == "in_port")
+      r.match.in_port = ports(v);
+    else if (k == "dl_type")
+      r.match.dl_type = static_cast<uint16_t>(ParseNumber(v, 0xffff, k));
+    else if (k == "nw_proto")
+      r.match.nw_proto = static_cast<uint8_t>(ParseNumber(v, 255, k));
+    else if (k == "nw_src" || k == "ipv6_src")
+      r.match.nw_src = ParseIp(v, &v6);
+    else if (k == "nw_dst" || k == "ipv6_dst")
+      r.match.nw_dst = ParseIp(v, &v6);
+    else if (k == "tp_src" || k == "tcp_src" || k == "udp_src")
+      r.match.tp_src = static_cast<uint16_t>(ParseNumber(v, 65535, k));
+    else if (k == "tp_dst" || k == "tcp_dst" || k == "udp_dst")
+      r.match.tp_dst = static_cast<uint16_t>(ParseNumber(v, 65535, k));
+    else if (k == "tun_id")
+      r.match.tun_id = static_cast<uint32_t>(ParseNumber(v, 0xffffffff, k));
+    else if (k == "tun_src" || k == "tun_ipv6_src")
+      r.match.tun_src = ParseIp(v, &v6);
+    else if (k == "tun_dst" || k == "tun_ipv6_dst")
+      r.match.tun_dst = ParseIp(v, &v6);
+    else if (k == "ct_state")
+      ParseCtState(v, r.match);
+    else if (k == "ct_zone")
+      r.match.ct_zone = static_cast<uint16_t>(ParseNumber(v, 65535, k));
+    else
+      throw Error("flow '" + text + "': unknown match field '" + k + "'");
+  }
+  for (const std::string& a : SplitTopLevel(actions, ','))
+    r.actions.push_back(ParseAction(a, ports));
+  if (r.actions.empty()) throw Error("flow '" + text + "': no actions");
+  return r;
+}
+
+}  // namespace offlab

@@ -1,0 +1,282 @@
+#include "offlab/ovs/parse.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "offlab/net/bytes.h"
+#include "offlab/net/headers.h"
+#include "offlab/ovs/faults.h"
+
+namespace offlab {
+
+namespace {
+
+// 32-bit fields: built from 16-bit stores and returned in one register, the
+// struct cost a store-forwarding stall on every parse.
+struct L3L4 {
+  uint32_t l3 = kNoOffset, l4 = kNoOffset;
+  L4Proto proto = L4Proto::kNone;
+};
+
+// Parses from an L2 header at `ofs`; fills `key` and returns the offsets.
+L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t* l2_5) {
+  L3L4 r;
+  if (size - ofs < hdr::kEthLen) {
+    key.error = "ethernet: frame shorter than 14 bytes";
+    return r;
+  }
+  std::memcpy(key.dl_dst.data(), d + ofs, 6);
+  std::memcpy(key.dl_src.data(), d + ofs + 6, 6);
+  size_t p = ofs + 12;
+  uint16_t type = GetBe16(d + p);
+  p += 2;
+  // Up to two VLAN tags (802.1ad outer, 802.1Q inner).
+  for (int tags = 0; (type == hdr::kEthTypeVlan || type == hdr::kEthTypeQinQ) && tags < 2; tags++) {
+    if (size - p < hdr::kVlanLen) {
+      key.error = "vlan: truncated tag";
+      key.dl_type = type;
+      return r;
+    }
+    if (tags == 0) {
+      key.has_vlan = true;
+      key.vlan_tci = GetBe16(d + p);
+      if (l2_5) *l2_5 = static_cast<uint16_t>(p - 2);
+    }
+    type = GetBe16(d + p + 2);
+    p += hdr::kVlanLen;
+  }
+  key.dl_type = type < 0x600 ? 0x05ff : type;  // 802.3 length field: no L3 (OVS FLOW_DL_TYPE_NONE)
+  const size_t l3 = p;
+  size_t l4 = 0, l4_size = 0;
+  uint8_t proto = 0;
+
+  if (type == hdr::kEthTypeIpv4) {
+    size_t avail = size - l3;
+    if (avail < hdr::kIpv4MinLen) {
+      key.error = "ipv4: header truncated";
+      return r;
+    }
+    const uint8_t* ip = d + l3;
+    size_t ihl = (ip[0] & 0x0f) * 4u;
+    size_t tot = GetBe16(ip + hdr::kIpv4TotLenOfs);
+    if ((ip[0] >> 4) != 4 || ihl < hdr::kIpv4MinLen) {
+      key.error = "ipv4: bad version or IHL";
+      return r;
+    }
+    if (ihl > avail) {
+      key.error = "ipv4: IHL exceeds frame";
+      return r;
+    }
+    if (tot < ihl || tot > avail) {
+      key.error = "ipv4: total length inconsistent with frame";
+      return r;
+    }
+    key.has_l3 = true;
+    r.l3 = static_cast<uint16_t>(l3);
+    std::memcpy(key.nw_src.data(), ip + hdr::kIpv4SrcOfs, 4);
+    std::memcpy(key.nw_dst.data(), ip + hdr::kIpv4DstOfs, 4);
+    key.nw_tos = ip[hdr::kIpv4TosOfs];
+    key.nw_ttl = ip[hdr::kIpv4TtlOfs];
+    proto = key.nw_proto = ip[hdr::kIpv4ProtoOfs];
+    uint16_t fo = GetBe16(ip + hdr::kIpv4FragOfs);
+    if (fo & (hdr::kIpv4MoreFragments | hdr::kIpv4FragOffsetMask)) {
+      key.nw_frag = frag::kAny;
+      if (fo & hdr::kIpv4FragOffsetMask) key.nw_frag |= frag::kLater;
+    }
+    l4 = l3 + ihl;
+    l4_size = tot - ihl;
+  } else if (type == hdr::kEthTypeIpv6) {
+    size_t avail = size - l3;
+    if (avail < hdr::kIpv6Len) {
+      key.error = "ipv6: header truncated";
+      return r;
+    }
+    const uint8_t* ip = d + l3;
+    size_t plen = GetBe16(ip + hdr::kIpv6PlenOfs);
+    if ((ip[0] >> 4) != 6) {
+      key.error = "ipv6: bad version";
+      return r;
+    }
+    if (plen > avail - hdr::kIpv6Len) {
+      key.error = "ipv6: payload length exceeds frame";
+      return r;
+    }
+    key.has_l3 = true;
+    key.ipv6 = true;
+    r.l3 = static_cast<uint16_t>(l3);
+    std::memcpy(key.nw_src.data(), ip + hdr::kIpv6SrcOfs, 16);
+    std::memcpy(key.nw_dst.data(), ip + hdr::kIpv6DstOfs, 16);
+    key.nw_tos = static_cast<uint8_t>((GetBe16(ip) >> 4) & 0xff);
+    key.nw_ttl = ip[hdr::kIpv6HlimOfs];
+    uint8_t nh = ip[hdr::kIpv6NextOfs];
+    size_t q = l3 + hdr::kIpv6Len, end = l3 + hdr::kIpv6Len + plen;
+    // Walk the extension headers the datapath understands.
+    while (nh == hdr::kProtoHopByHop || nh == hdr::kProtoRouting || nh == hdr::kProtoDestOpts ||
+           nh == hdr::kProtoFragment) {
+      if (end - q < 8) {
+        key.error = "ipv6: extension header truncated";
+        key.nw_proto = nh;
+        return r;
+      }
+      if (nh == hdr::kProtoFragment) {
+        uint16_t off = GetBe16(d + q + 2);
+        key.nw_frag = frag::kAny;
+        if (off & 0xfff8) key.nw_frag |= frag::kLater;
+        nh = d[q];
+        q += hdr::kIpv6FragHdrLen;
+        if (key.nw_frag & frag::kLater) break;
+        continue;
+      }
+      size_t len = (d[q + 1] + 1u) * 8u;
+      if (len > end - q) {
+        key.error = "ipv6: extension header exceeds payload";
+        key.nw_proto = nh;
+        return r;
+      }
+      nh = d[q];
+      q += len;
+    }
+    proto = key.nw_proto = nh;
+    l4 = q;
+    l4_size = end - q;
+  } else {
+    return r;
+  }
+
+  if (key.nw_frag & frag::kLater) return r;  // no L4 header in later fragments
+  const uint8_t* t = d + l4;
+  switch (proto) {
+    case hdr::kProtoTcp: {
+      if (l4_size < hdr::kTcpMinLen) {
+        key.error = "tcp: header truncated";
+        return r;
+      }
+      size_t off = (t[hdr::kTcpOffFlagsOfs] >> 4) * 4u;
+      if (off < hdr::kTcpMinLen || off > l4_size) {
+        key.error = "tcp: bad data offset";
+        return r;
+      }
+      key.tp_src = GetBe16(t);
+      key.tp_dst = GetBe16(t + 2);
+      key.tcp_flags = GetBe16(t + hdr::kTcpOffFlagsOfs) & 0x0fff;
+      r.proto = L4Proto::kTcp;
+      break;
+    }
+    case hdr::kProtoUdp:
+      if (l4_size < hdr::kUdpLen) {
+        key.error = "udp: header truncated";
+        return r;
+      }
+      key.tp_src = GetBe16(t);
+      key.tp_dst = GetBe16(t + 2);
+      r.proto = L4Proto::kUdp;
+      break;
+    case hdr::kProtoSctp:
+      if (l4_size < hdr::kSctpLen) {
+        key.error = "sctp: header truncated";
+        return r;
+      }
+      key.tp_src = GetBe16(t);
+      key.tp_dst = GetBe16(t + 2);
+      r.proto = L4Proto::kSctp;
+      break;
+    case hdr::kProtoIcmp:
+    case hdr::kProtoIcmpv6:
+      if (l4_size < 4) {
+        key.error = "icmp: header truncated";
+        return r;
+      }
+      key.tp_src = t[0];
+      key.tp_dst = t[1];
+      break;
+    default:
+      r.l4 = static_cast<uint16_t>(l4);  // opaque payload still has a start
+      return r;
+  }
+  key.has_l4 = true;
+  r.l4 = static_cast<uint16_t>(l4);
+  return r;
+}
+
+void ResetOuter(Packet& p) {
+  p.l2_5_ofs = p.l3_ofs = p.l4_ofs = kNoOffset;
+  // c77175824: a tunnelled packet keeps its inner offsets across re-parse.
+  // The seeded bug is the earlier behaviour that dropped them.
+  if (!p.offloads.tunnelled() || Faults::On(Fault::kRecircResetsInnerOffsets)) {
+    p.inner_l2_ofs = p.inner_l3_ofs = p.inner_l4_ofs = kNoOffset;
+  }
+  if (p.offloads.tunnelled() && Faults::On(Fault::kRecircResetsInnerOffsets)) {
+    // The seeded bug also let the outer proto/status stand for the inner ones.
+    Offloads& o = p.offloads;
+    o.set_ip(o.ip(Level::kOuter), Level::kInner);
+    o.set_l4(o.l4(Level::kOuter), Level::kInner);
+    o.set_l4_proto(o.l4_proto(Level::kOuter), Level::kInner);
+  }
+}
+
+}  // namespace
+
+FlowKey Parse(Packet& p) {
+  FlowKey key;
+  ResetOuter(p);
+  L3L4 r = ParseFrom(p.data(), p.size(), 0, key, &p.l2_5_ofs);
+  p.l3_ofs = static_cast<uint16_t>(r.l3);
+  p.l4_ofs = static_cast<uint16_t>(r.l4);
+  if (r.proto != L4Proto::kNone) p.offloads.set_l4_proto(r.proto);
+  return key;
+}
+
+FlowKey ParseSimple(Packet& p) {
+  FlowKey key;
+  ResetOuter(p);
+  L3L4 r = ParseFrom(p.data(), p.size(), 0, key, &p.l2_5_ofs);
+  p.l3_ofs = static_cast<uint16_t>(r.l3);
+  p.l4_ofs = static_cast<uint16_t>(r.l4);
+  if (r.proto != L4Proto::kNone && !Faults::On(Fault::kSimpleMatchNoL4Proto)) {
+    p.offloads.set_l4_proto(r.proto);
+  }
+  // The fast path extracts only what the simple-match key holds.
+  FlowKey simple;
+  simple.dl_type = key.dl_type;
+  simple.nw_proto = key.nw_proto;
+  simple.tcp_flags = key.tcp_flags;
+  simple.has_l3 = key.has_l3;
+  simple.has_l4 = key.has_l4;
+  simple.error = key.error;
+  return simple;
+}
+
+bool ParseInner(Packet& p, uint16_t l2_ofs) {
+  FlowKey key;
+  if (l2_ofs == kNoOffset || l2_ofs > p.size()) return false;
+  L3L4 r = ParseFrom(p.data(), p.size(), l2_ofs, key, nullptr);
+  p.inner_l2_ofs = l2_ofs;
+  p.inner_l3_ofs = static_cast<uint16_t>(r.l3);
+  p.inner_l4_ofs = static_cast<uint16_t>(r.l4);
+  if (r.proto != L4Proto::kNone) p.offloads.set_l4_proto(r.proto, Level::kInner);
+  return r.l3 != kNoOffset;
+}
+
+std::string FlowKey::ToString() const {
+  char buf[256];
+  if (!has_l3) {
+    std::snprintf(buf, sizeof buf, "dl_type=0x%04x", dl_type);
+    return buf;
+  }
+  auto ip = [&](const IpAddr& a) {
+    char s[64];
+    if (!ipv6) {
+      std::snprintf(s, sizeof s, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+    } else {
+      std::snprintf(s, sizeof s, "%x:%x:%x:%x:%x:%x:%x:%x", GetBe16(&a[0]), GetBe16(&a[2]),
+                    GetBe16(&a[4]), GetBe16(&a[6]), GetBe16(&a[8]), GetBe16(&a[10]),
+                    GetBe16(&a[12]), GetBe16(&a[14]));
+    }
+    return std::string(s);
+  };
+  std::snprintf(buf, sizeof buf, "%s %s>%s proto=%u tp=%u>%u", ipv6 ? "ipv6" : "ipv4",
+                ip(nw_src).c_str(), ip(nw_dst).c_str(), nw_proto, tp_src, tp_dst);
+  return buf;
+}
+
+}  // namespace offlab
