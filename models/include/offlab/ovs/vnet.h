@@ -8,18 +8,9 @@
 
 #include "offlab/net/counters.h"
 #include "offlab/net/packet.h"
+#include "offlab/net/virtio_net_hdr.h"
 
 namespace offlab {
-
-struct VnetHdr {
-  static constexpr uint8_t kNeedsCsum = 1;  // VIRTIO_NET_HDR_F_NEEDS_CSUM
-  static constexpr uint8_t kDataValid = 2;  // VIRTIO_NET_HDR_F_DATA_VALID
-  static constexpr uint8_t kGsoNone = 0, kGsoTcpv4 = 1, kGsoUdp = 3, kGsoTcpv6 = 4;
-  static constexpr uint8_t kGsoEcn = 0x80;  // VIRTIO_NET_HDR_GSO_ECN
-  uint8_t flags = 0;
-  uint8_t gso_type = kGsoNone;
-  uint16_t hdr_len = 0, gso_size = 0, csum_start = 0, csum_offset = 0;
-};
 
 // RX: applies a received header to a parsed packet. NEEDS_CSUM whose start is
 // the L4 offset and whose offset is that protocol's checksum field makes L4
