@@ -9,6 +9,7 @@ namespace py = pybind11;
 namespace offlab {
 void BindCore(py::module_& m);
 void BindPipeline(py::module_& m);
+void BindKernel(py::module_& k);
 }  // namespace offlab
 
 PYBIND11_MODULE(_core, m) {
@@ -23,4 +24,6 @@ PYBIND11_MODULE(_core, m) {
   });
   offlab::BindCore(m);
   offlab::BindPipeline(m);
+  auto kernel = m.def_submodule("kernel", "The Linux kernel path model (skb checksum state).");
+  offlab::BindKernel(kernel);
 }
