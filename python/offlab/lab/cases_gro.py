@@ -1,0 +1,154 @@
+"""GRO on veth. On 6.18 a veth has rx-gro off and no NAPI. Turning rx-gro on
+(ETHTOOL_SFEATURES) gives its receive queue a NAPI instance, but veth_xmit
+uses it only for skbs eligible for GRO (veth_skb_is_eligible_for_gro): the
+sending peer has no TSO feature at all, or the skb belongs to a local socket
+and the receiver has rx-gro-list or rx-udp-gro-forwarding. Otherwise frames
+still go through netif_rx, without GRO.
+
+Each AF_PACKET send runs the receiver's NAPI poll before the syscall returns,
+and a poll's end flushes GRO; so the merge cases set gro_flush_timeout on the
+receiver (held packets of the current jiffy survive the poll's end) and send
+their burst right after a tick (CLOCK_MONOTONIC_COARSE advancing), so all of
+it lands in one jiffy and is flushed together by the timer."""
+
+from __future__ import annotations
+
+import time
+
+from . import frames as F
+from . import observe
+from . import topology as T
+from .case import Recorder, Result, case
+from .cases_veth import SPORT, TCP_COUNTERS, TPORT, UDP_COUNTERS, UPORT
+from .nsutil import Lab, run
+from .traffic import Sender, recv_all, udp_listener
+
+SEG = 1000
+N_SEGS = 4
+GRO_ON = {"rx-gro": True}
+NO_TSO = {
+    f: False
+    for f in (
+        "tx-tcp-segmentation",
+        "tx-tcp-ecn-segmentation",
+        "tx-tcp-mangleid-segmentation",
+        "tx-tcp6-segmentation",
+        "tx-tcp-accecn-segmentation",
+    )
+}
+CLOCK_MONOTONIC_COARSE = 6  # not exported by Python 3.11's time module
+FLUSH_TIMEOUT_NS = 2_000_000
+
+
+def gro_topology(lab: Lab, eligible: bool = True) -> T.Topo:
+    """veth with rx-gro on at b0; `eligible`: a0 without TSO, so veth uses NAPI."""
+    t = T.veth(lab, a_features=NO_TSO if eligible else None, b_features=GRO_ON)
+    run(["ip", "netns", "exec", t.b.name, "sh", "-c",
+         f"echo {FLUSH_TIMEOUT_NS} > /sys/class/net/b0/gro_flush_timeout"])  # fmt: skip
+    return t
+
+
+def burst(s: Sender, frames: list[bytes]) -> None:
+    """Sends the frames right after a timer tick (see the module comment)."""
+    t0 = time.clock_gettime(CLOCK_MONOTONIC_COARSE)
+    while time.clock_gettime(CLOCK_MONOTONIC_COARSE) == t0:
+        pass
+    for fr in frames:
+        s.send(fr)
+RULE_GRO = (
+    "drivers/net/veth.c veth_set_features (NAPI with GRO); net/core/gro.c dev_gro_receive; "
+    "net/ipv4/tcp_offload.c tcp4_gro_receive/tcp4_gro_complete; net/ipv4/af_inet.c "
+    "inet_gro_complete"
+)
+
+
+def tcp_train(bad: int | None = None) -> list[bytes]:
+    """N_SEGS in-order ACK segments of one flow, IP ids 1.., DF; segment
+    `bad` (if any) with a wrong TCP checksum."""
+    out = []
+    for i in range(N_SEGS):
+        out.append(
+            F.tcp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, TPORT, F.payload(SEG, i),
+                         csum="bad" if i == bad else "good", seq=1000 + i * SEG, flags=0x10,
+                         ident=1 + i)
+        )
+    return out
+
+
+def gro_tcp(lab: Lab, gro: bool, bad: int | None = None, eligible: bool = True) -> Result:
+    t = gro_topology(lab, eligible) if gro else T.veth(lab)
+    rec = Recorder(lab)
+    rec.capture(t.b, "b0")
+    before = observe.snmp(t.b)
+    burst(Sender(lab, t.a, "a0"), tcp_train(bad))
+    rec.frames("b0", "in")
+    rec.counters(before, t.b, ["Tcp:InCsumErrors", "Tcp:InErrs"])
+    return rec.out
+
+
+@case("veth-gro-off-tcp4", "veth",
+      "rx-gro off (the 6.18 veth default): 4 in-order TCP segments arrive as 4 CHECKSUM_NONE "
+      "skbs", RULE_GRO)  # fmt: skip
+def gro_off(lab: Lab) -> Result:
+    return gro_tcp(lab, False)
+
+
+@case("veth-gro-on-tcp4", "veth",
+      "rx-gro on: the 4 segments merge into one skb: CHECKSUM_PARTIAL, gso tcpv4/1000, IP "
+      "tot_len and header checksum rewritten, TCP checksum = pseudo-header sum", RULE_GRO)
+def gro_on(lab: Lab) -> Result:  # fmt: skip
+    return gro_tcp(lab, True)
+
+
+@case("veth-gro-not-eligible", "veth",
+      "rx-gro on but the sending veth has TSO: veth_xmit bypasses NAPI (netif_rx), so no GRO: "
+      "4 CHECKSUM_NONE skbs", "drivers/net/veth.c veth_xmit/veth_skb_is_eligible_for_gro")
+def gro_not_eligible(lab: Lab) -> Result:  # fmt: skip
+    return gro_tcp(lab, True, eligible=False)
+
+
+@case("veth-gro-bad-csum", "veth",
+      "rx-gro on, segment 2 of 4 with a wrong TCP checksum: GRO's checksum validation fails, "
+      "that segment is not merged and the stack counts it", RULE_GRO)  # fmt: skip
+def gro_bad(lab: Lab) -> Result:
+    return gro_tcp(lab, True, bad=1)
+
+
+@case("veth-gro-udp4", "veth",
+      "rx-gro on, UDP to a plain socket (no UDP GRO): not merged; GRO verified the checksum, "
+      "so the skb arrives CHECKSUM_UNNECESSARY", "net/ipv4/udp_offload.c udp4_gro_receive")
+def gro_udp(lab: Lab) -> Result:  # fmt: skip
+    t = gro_topology(lab)
+    rec = Recorder(lab)
+    rec.capture(t.b, "b0")
+    sock = udp_listener(lab, t.b, UPORT)
+    before = observe.snmp(t.b)
+    burst(Sender(lab, t.a, "a0"), [
+        F.udp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, UPORT, F.payload(200, i),
+                     ident=1 + i) for i in range(2)])  # fmt: skip
+    rec.out["socket"] = f"{len(recv_all(sock))} datagram(s)"
+    rec.frames("b0", "in")
+    rec.counters(before, t.b, UDP_COUNTERS)
+    return rec.out
+
+
+@case("veth-gro-udp4-bad-csum", "veth",
+      "rx-gro on, a UDP datagram with a wrong checksum: GRO's validation fails, the skb goes "
+      "up CHECKSUM_NONE and UDP drops it at recvmsg (Udp:InCsumErrors)",
+      "net/ipv4/udp_offload.c udp4_gro_receive; net/ipv4/udp.c")  # fmt: skip
+def gro_udp_bad(lab: Lab) -> Result:
+    t = gro_topology(lab)
+    rec = Recorder(lab)
+    rec.capture(t.b, "b0")
+    sock = udp_listener(lab, t.b, UPORT)
+    before = observe.snmp(t.b)
+    Sender(lab, t.a, "a0").send(
+        F.udp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, UPORT, F.payload(200), csum="bad")
+    )
+    rec.out["socket"] = f"{len(recv_all(sock))} datagram(s)"
+    rec.frames("b0", "in")
+    rec.counters(before, t.b, UDP_COUNTERS)
+    return rec.out
+
+
+__all__ = ["TCP_COUNTERS"]

@@ -1,0 +1,228 @@
+"""Network namespaces for the kernel lab, and their guaranteed cleanup.
+
+Every namespace a lab run makes is named ``olab-<pid>-<n>-<short>``; links, TAP
+devices and sockets live inside those namespaces only, so deleting the
+namespaces (and closing our file descriptors) removes everything the run made.
+`Lab` is a context manager whose exit does that; `guard_signals` turns SIGTERM
+and SIGHUP into an exception so the exit also runs on them (Ctrl-C already
+raises KeyboardInterrupt).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import itertools
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from types import FrameType, TracebackType
+
+CLONE_NEWNET = 0x40000000
+PREFIX = "olab-"
+_NETNS_DIR = "/run/netns"
+_counter = itertools.count()
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class LabError(Exception):
+    """A lab step failed (a command, a missing kernel feature, a bad case name)."""
+
+
+class LabInterrupted(BaseException):
+    """SIGTERM/SIGHUP arrived; raised so every finally block runs."""
+
+
+def _setns(fd: int) -> None:
+    if _libc.setns(fd, CLONE_NEWNET) != 0:
+        err = ctypes.get_errno()
+        raise LabError(f"setns: {os.strerror(err)}")
+
+
+def run(argv: list[str], check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Runs a command (no shell); a failure raises LabError naming it."""
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise LabError(f"{' '.join(argv)}: {e}") from e
+    if check and r.returncode != 0:
+        msg = (r.stderr or r.stdout).strip().splitlines()
+        raise LabError(f"{' '.join(argv)}: {msg[-1] if msg else f'exit {r.returncode}'}")
+    return r
+
+
+class Netns:
+    """One namespace: runs `ip` in it, and enters it to open sockets or read /proc."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def ip(self, *args: str) -> str:
+        return run(["ip", "-n", self.name, *args]).stdout
+
+    @contextlib.contextmanager
+    def entered(self) -> Iterator[None]:
+        """Switches this thread into the namespace; sockets made inside stay in it."""
+        own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+        try:
+            target = os.open(os.path.join(_NETNS_DIR, self.name), os.O_RDONLY)
+            try:
+                _setns(target)
+            finally:
+                os.close(target)
+            try:
+                yield
+            finally:
+                _setns(own)
+        finally:
+            os.close(own)
+
+    def sysctl(self, key: str, value: str) -> None:
+        with self.entered(), open("/proc/sys/" + key.replace(".", "/"), "w") as f:
+            f.write(value)
+
+    def read_proc(self, path: str) -> str:
+        """A /proc/net file as this namespace sees it."""
+        with self.entered(), open(path) as f:
+            return f.read()
+
+    def socket(self, family: int, kind: int, proto: int = 0) -> socket.socket:
+        with self.entered():
+            return socket.socket(family, kind, proto)
+
+    def ifindex(self, dev: str) -> int:
+        with self.entered():
+            return socket.if_nametoindex(dev)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def lab_namespaces() -> list[str]:
+    """Namespaces named like a lab run's (any pid)."""
+    out = run(["ip", "netns", "list"], check=False).stdout
+    return [ln.split()[0] for ln in out.splitlines() if ln.startswith(PREFIX)]
+
+
+def reap_stale() -> None:
+    """Deletes namespaces left by lab runs whose process is gone (e.g. SIGKILL)."""
+    for name in lab_namespaces():
+        m = re.match(rf"{PREFIX}(\d+)-", name)
+        if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+            run(["ip", "netns", "del", name], check=False)
+
+
+class Lab:
+    """Owns the namespaces, descriptors and temp files of one lab run (or case)."""
+
+    def __init__(self) -> None:
+        self.prefix = f"{PREFIX}{os.getpid()}-{next(_counter)}"
+        self.namespaces: list[Netns] = []
+        self._closers: list[Callable[[], None]] = []
+        self._tmpdir: str | None = None
+
+    def netns(self, short: str, ipv6: bool = False) -> Netns:
+        ns = Netns(f"{self.prefix}-{short}")
+        run(["ip", "netns", "add", ns.name])
+        self.namespaces.append(ns)
+        # Quiet namespaces: no IPv6 (no DAD, router or MLD solicitations) unless
+        # the case needs it, and then no DAD and no router solicitations.
+        for scope in ("default", "all"):
+            ns.sysctl(f"net.ipv6.conf.{scope}.disable_ipv6", "0" if ipv6 else "1")
+            if ipv6:
+                ns.sysctl(f"net.ipv6.conf.{scope}.accept_dad", "0")
+                ns.sysctl(f"net.ipv6.conf.{scope}.router_solicitations", "0")
+                ns.sysctl(f"net.ipv6.conf.{scope}.mldv1_unsolicited_report_interval", "0")
+                ns.sysctl(f"net.ipv6.conf.{scope}.mldv2_unsolicited_report_interval", "0")
+        ns.ip("link", "set", "lo", "up")
+        return ns
+
+    def on_close(self, fn: Callable[[], None]) -> None:
+        self._closers.append(fn)
+
+    def own(self, sock: socket.socket) -> socket.socket:
+        self.on_close(sock.close)
+        return sock
+
+    def tmpdir(self) -> str:
+        if self._tmpdir is None:
+            self._tmpdir = tempfile.mkdtemp(prefix=self.prefix + "-")
+        return self._tmpdir
+
+    def close(self) -> None:
+        # Descriptors first (a TAP device disappears with its fd), then the
+        # namespaces, which take their links and veth peers with them.
+        errors: list[str] = []
+        while self._closers:
+            fn = self._closers.pop()
+            try:
+                fn()
+            except OSError as e:
+                errors.append(str(e))
+        while self.namespaces:
+            ns = self.namespaces.pop()
+            r = run(["ip", "netns", "del", ns.name], check=False)
+            if r.returncode != 0 and os.path.exists(os.path.join(_NETNS_DIR, ns.name)):
+                errors.append(r.stderr.strip())
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+        if errors:
+            raise LabError("cleanup: " + "; ".join(errors))
+
+    def __enter__(self) -> Lab:
+        return self
+
+    def __exit__(
+        self,
+        et: type[BaseException] | None,
+        ev: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+@contextlib.contextmanager
+def guard_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise LabInterrupted while the block runs."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise LabInterrupted(signal.Signals(signum).name)
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def capability_problem() -> str | None:
+    """Why this machine cannot run the lab, or None: root, netns, veth, VXLAN, TAP."""
+    if os.geteuid() != 0:
+        return "the kernel lab needs root (network namespaces, raw sockets)"
+    if shutil.which("ip") is None:
+        return "the kernel lab needs iproute2's `ip`"
+    if not os.path.exists("/dev/net/tun"):
+        return "the kernel lab needs /dev/net/tun (TAP devices)"
+    try:
+        with Lab() as lab:
+            ns = lab.netns("probe")
+            ns.ip("link", "add", "name", "p0", "type", "veth", "peer", "name", "p1")
+            ns.ip("link", "add", "name", "x0", "type", "vxlan", "id", "1", "dstport", "4789")
+            ns.ip("link", "add", "name", "b0", "type", "bridge")
+    except LabError as e:
+        return f"the kernel lab cannot build its devices here: {e}"
+    return None
