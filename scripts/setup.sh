@@ -15,6 +15,7 @@ APT_PACKAGES=(
   dpdk dpdk-dev libdpdk-dev
   clang libclang-rt-14-dev clang-format
   tshark
+  iproute2 nftables
   python3 python3-venv python3-dev
 )
 

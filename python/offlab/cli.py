@@ -175,6 +175,18 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     )
 
 
+def _cmd_lab(args: argparse.Namespace) -> int:
+    from .lab import main as lab
+
+    try:
+        return lab.run(args)
+    except lab.LabUsageError as e:
+        raise _core.OfflabError(str(e)) from e
+    except lab.LabInterrupted as e:
+        print(f"offlab: error: interrupted ({e}); lab namespaces removed", file=sys.stderr)
+        return 143
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="offlab", description="Checksum-offload semantics of an OVS-like datapath."
@@ -254,6 +266,17 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--timeout", type=int, help="check: stop after this many ms without a frame")
     rp.add_argument("-v", "--verbose", action="store_true", help="print the EAL log")
     rp.set_defaults(func=_cmd_replay, eal=[])
+    lb = sub.add_parser(
+        "lab",
+        help="check the kernel model against the running kernel in network namespaces (root)",
+        description="Builds veth/bridge/VXLAN/TAP topologies in throw-away network namespaces, "
+        "sends exact frames, observes captures and counters, and compares each with the kernel "
+        "model's prediction (docs/kernel-lab.md). Exits 1 on any disagreement.",
+    )
+    from .lab.main import add_arguments as _lab_arguments
+
+    _lab_arguments(lb)
+    lb.set_defaults(func=_cmd_lab)
     f = sub.add_parser("faults", help="list the seeded historical bugs (OVS, DPDK)")
     f.set_defaults(func=_cmd_faults)
     return p

@@ -134,7 +134,13 @@ class Lab:
         self._tmpdir: str | None = None
 
     def netns(self, short: str, ipv6: bool = False) -> Netns:
-        ns = Netns(f"{self.prefix}-{short}")
+        taken = {n.name for n in self.namespaces}
+        name = f"{self.prefix}-{short}"
+        i = 1
+        while name in taken:
+            i += 1
+            name = f"{self.prefix}-{short}{i}"
+        ns = Netns(name)
         run(["ip", "netns", "add", ns.name])
         self.namespaces.append(ns)
         # Quiet namespaces: no IPv6 (no DAD, router or MLD solicitations) unless

@@ -139,7 +139,7 @@ class Capture:
 
     def frames(self, wait: float = 0.15) -> list[Frame]:
         plain = self._drain(self.plain, wait)
-        vnet = self._drain(self.vnet, 0.0)
+        vnet = self._drain(self.vnet, 0.02)
         out = []
         j = 0
         for data, status, pkttype in plain:
