@@ -13,5 +13,7 @@ __all__ = ["REGISTRY", "Case", "Lab", "LabError", "ModelMissing", "capability_pr
 def load() -> dict[str, Case]:
     """Imports every case module and returns the registry (name -> Case)."""
     from . import cases_gro, cases_misc, cases_tap, cases_veth, cases_vxlan  # noqa: F401
+    from .predict import bind_all
 
+    bind_all()
     return REGISTRY
