@@ -7,7 +7,7 @@
 // (VNI flag always allowed; RCO flag and the VNI word's low byte only with
 // remcsumrx); __iptunnel_pull_header; vxlan_remcsum with remcsumrx;
 // vxlan_set_mac (eth_type_trans, skb_postpull_rcsum(ETH_HLEN), own source
-// MAC -> drop); pskb_inet_may_pull failure -> rx_length_errors + rx_errors;
+// MAC or an invalid one -> drop); pskb_inet_may_pull failure -> rx_length_errors + rx_errors;
 // vxlan_ecn_decapsulate failing (outer CE, inner not ECT) ->
 // rx_frame_errors + rx_errors; device down -> rx_dropped; else
 // rx_packets/rx_bytes += skb->len (from the inner network header).
@@ -29,9 +29,12 @@
 // iptunnel_pull_offloads clears encapsulation and the tunnel GSO bits.
 // include/net/inet_ecn.h INET_ECN_decapsulate / IP_ECN_set_ce.
 // Checked on the lab kernel: RCO flag without remcsumrx and a non-zero VNI
-// low byte each bump rx_frame_errors + rx_errors; an unknown VNI or a
-// missing I flag count nothing at the device (Udp:InDatagrams only); with
-// remcsumrx the inner UDP keeps the pseudo-header sum and is delivered.
+// low byte each bump rx_frame_errors + rx_errors; an unknown VNI, a
+// missing I flag, an own/multicast/zero inner source MAC count nothing at
+// the device (Udp:InDatagrams only); outer CE over a not-ECT inner bumps
+// rx_frame_errors + rx_errors; an inner IPv4 header cut short bumps
+// rx_length_errors + rx_errors; with remcsumrx the inner UDP keeps the
+// pseudo-header sum and is delivered.
 #include <algorithm>
 
 #include "offlab/linux/skb_csum.h"
@@ -173,6 +176,11 @@ VxlanRcvResult VxlanRcv(SkBuff skb, const VxlanConfig& cfg, KernelVersion kv, Co
   r.pkt_type = EthPktType(SkBuff{Packet(skb.pkt.data() + inner, hdr::kEthLen)}, cfg.mac);
   const uint8_t* ieth = skb.pkt.data() + inner;
   if (std::equal(ieth + 6, ieth + 12, cfg.mac.begin())) return drop("LOCAL_MAC");
+  // is_valid_ether_addr(h_source): multicast or all-zero sources are
+  // dropped silently (torvalds/linux 002bba562dd3 vxlan_set_mac, "Ignore
+  // packets from invalid src-address"; the 6.18 lab kernel still does).
+  if ((ieth[6] & 1) || std::all_of(ieth + 6, ieth + 12, [](uint8_t b) { return b == 0; }))
+    return drop("MAC_INVALID_SOURCE");
   const uint16_t et = GetBe16(ieth + 12);
   const size_t l3 = PullRcsum(skb, inner, hdr::kEthLen, kv);
 

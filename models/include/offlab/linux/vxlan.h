@@ -101,7 +101,9 @@ struct VxlanRcvResult {
   std::string reason;  // drop reason when not delivered
   // The inner skb as the inner stack will see it: bytes from the inner MAC
   // header, l3_ofs at the inner network header, checksum state after the
-  // outer checks, the conversion, RCO and the pulls.
+  // outer checks, the conversion, RCO and the pulls. csum_valid may still be
+  // set from the outer check, as in the kernel; every inner validation
+  // (__skb_checksum_validate) clears it before looking.
   SkBuff skb;
   PktType pkt_type = PktType::kHost;  // eth_type_trans on the vxlan device
 };
