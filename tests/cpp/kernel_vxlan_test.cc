@@ -237,6 +237,29 @@ TEST(KernelVxlanXmit, TtlTosDfFromConfig) {
   EXPECT_EQ(Fold(Sum16(b, 14, 34)), 0xffff);  // ip_send_check
 }
 
+TEST(KernelVxlanXmit, Ipv6UnderlayAsOnTheLabKernel) {
+  // vxlan id 43 dstport 4790 local fd00::2 remote fd00::1 ttl 9 tos 0x20.
+  const std::string inner =
+      "02000000020a02000000020b0800 45000028fc854000401166eb c0a82b02 c0a82b01"
+      "b311 15b3 0014 d779 68656c6c6f2d6f66666c6162";
+  const std::string wire =
+      "02000000000a02000000000b86dd 62000000 0046 11 09"
+      "fd000000000000000000000000000002 fd000000000000000000000000000001"
+      "9c40 12b6 0046 eacb 08000000 00002b00" +
+      inner;
+  VxlanConfig cfg = LabConfig();
+  cfg.ipv6 = true;
+  cfg.vni = 43;
+  cfg.dstport = 4790;
+  cfg.local = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+  cfg.remote = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  cfg.ttl = 9;
+  cfg.tos = 0x20;
+  auto r = VxlanXmit(Partial(inner, 34, 6), cfg, LabRoute(0));
+  EXPECT_EQ(ToHex(r.skb.pkt.bytes()), Strip(wire));
+  EXPECT_EQ(r.skb.csum_start, 70 + 34);
+}
+
 // --- receive ------------------------------------------------------------
 
 // The peer (va) of the lab setup receives what vb sent.
