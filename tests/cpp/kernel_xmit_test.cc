@@ -1,0 +1,322 @@
+// validate_xmit_skb's checksum, feature and linearize rules, and software
+// GSO of VXLAN-encapsulated TCP (with/without tunnel TSO, UDP_TUNNEL_CSUM,
+// GSO_PARTIAL) followed by what the device puts on the wire. Expected frames
+// are built here from scratch with a plain RFC 1071 loop.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+
+#include "offlab/linux/device_tx.h"
+#include "offlab/linux/xmit.h"
+#include "offlab/net/work.h"
+
+namespace offlab::kernel {
+namespace {
+
+uint32_t Sum(const Bytes& b, size_t from, size_t to, uint32_t s = 0) {
+  for (size_t i = from; i + 1 < to; i += 2) s += (b[i] << 8) | b[i + 1];
+  if ((to - from) % 2) s += b[to - 1] << 8;
+  return s;
+}
+uint16_t Fold(uint32_t s) {
+  while (s >> 16) s = (s & 0xffff) + (s >> 16);
+  return static_cast<uint16_t>(s);
+}
+void Put16(Bytes& b, size_t o, uint32_t v) {
+  b[o] = static_cast<uint8_t>(v >> 8);
+  b[o + 1] = static_cast<uint8_t>(v);
+}
+uint16_t Get16(const Bytes& b, size_t o) { return static_cast<uint16_t>((b[o] << 8) | b[o + 1]); }
+void Add(Bytes& b, std::initializer_list<uint32_t> v) {
+  for (uint32_t x : v) b.push_back(static_cast<uint8_t>(x));
+}
+// IPv4 pseudo header of the header at l3 (RFC 793 / RFC 768).
+uint32_t Pseudo4(const Bytes& f, size_t l3, uint8_t proto, uint32_t len) {
+  return Sum(f, l3 + 12, l3 + 20) + proto + len;
+}
+void Ipv4(Bytes& f, uint32_t tot_len, uint32_t id, uint8_t proto, uint8_t net) {
+  const size_t o = f.size();
+  Add(f, {0x45, 0, tot_len >> 8, tot_len, id >> 8, id, 0x40, 0, 64, proto,
+          0,    0, net,          0,       0,       1,  net,  0, 0,  2});
+  Put16(f, o + 10, static_cast<uint16_t>(~Fold(Sum(f, o, o + 20))));
+}
+void Tcp(Bytes& f, uint32_t seq, uint8_t flags) {
+  Add(f, {0x9c, 0x40, 0x14, 0x51,  seq >> 24, seq >> 16, seq >> 8, seq, 0, 0,
+          0,    1,    0x50, flags, 0x20,      0,         0,        0,   0, 0});
+}
+void Payload(Bytes& f, size_t off, size_t len) {
+  for (size_t i = 0; i < len; i++) f.push_back(static_cast<uint8_t>((off + i) * 13 + 5));
+}
+
+// VXLAN: outer Ethernet/IPv4/UDP 4789, VXLAN VNI 123, inner Ethernet/IPv4/TCP.
+constexpr size_t kOl3 = 14, kUdp = 34, kIl2 = 50, kIl3 = 64, kITh = 84, kMss = 1448;
+
+enum class Csum { kComplete, kPartial };
+Bytes Vxlan(size_t off, size_t len, size_t i, uint8_t flags, bool udp_csum, Csum mode) {
+  Bytes f;
+  Add(f, {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 8, 0});
+  Ipv4(f, 90 + len, 0x4000 + i, 17, 192);
+  Add(f, {0xc0, 0x01, 0x12, 0xb5, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 123, 0});
+  Put16(f, kUdp + 4, 70 + len);
+  Add(f, {2, 0, 0, 0, 0, 3, 2, 0, 0, 0, 0, 4, 8, 0});
+  Ipv4(f, 40 + len, 0x100 + i, 6, 10);
+  Tcp(f, 1000 + static_cast<uint32_t>(off), flags);
+  Payload(f, off, len);
+  const uint32_t ip = Pseudo4(f, kIl3, 6, static_cast<uint32_t>(20 + len));
+  const uint32_t up = Pseudo4(f, kOl3, 17, static_cast<uint32_t>(70 + len));
+  if (mode == Csum::kPartial) {
+    Put16(f, kITh + 16, Fold(ip));
+    if (udp_csum) Put16(f, kUdp + 6, Fold(up));
+    return f;
+  }
+  Put16(f, kITh + 16, static_cast<uint16_t>(~Fold(Sum(f, kITh, f.size(), ip))));
+  if (udp_csum) {
+    uint16_t c = static_cast<uint16_t>(~Fold(Sum(f, kUdp, f.size(), up)));
+    Put16(f, kUdp + 6, c ? c : 0xffff);
+  }
+  return f;
+}
+
+// The VXLAN driver's GSO skb: inner TCP CHECKSUM_PARTIAL, outer UDP
+// checksum field holding its pseudo-header sum (udp_set_csum) if enabled.
+SkBuff VxlanSkb(size_t payload, bool udp_csum) {
+  SkBuff s;
+  s.pkt = Packet(Vxlan(0, payload, 0, 0x18, udp_csum, Csum::kPartial));
+  s.pkt.l3_ofs = kOl3;
+  s.pkt.l4_ofs = kUdp;
+  s.pkt.inner_l2_ofs = kIl2;
+  s.pkt.inner_l3_ofs = kIl3;
+  s.pkt.inner_l4_ofs = kITh;
+  s.encapsulation = true;
+  s.ip_summed = IpSummed::kPartial;
+  s.csum_start = kITh;
+  s.csum_offset = 16;
+  s.gso_size = kMss;
+  s.gso_segs = static_cast<uint16_t>((payload + kMss - 1) / kMss);
+  s.gso_type = gso::kTcpv4 | (udp_csum ? gso::kUdpTunnelCsum : gso::kUdpTunnel);
+  return s;
+}
+
+// Segment i of a 3000-byte VXLAN TSO as it must appear on the wire.
+Bytes VxlanWire(size_t i, bool udp_csum) {
+  const size_t off = i * kMss;
+  return Vxlan(off, std::min<size_t>(kMss, 3000 - off), i, i == 2 ? 0x18 : 0x10, udp_csum,
+               Csum::kComplete);
+}
+
+DeviceFeatures Dev(uint64_t f, uint64_t enc = 0) {
+  return DeviceFeatures{f, enc, 65536, 65535, 1500};
+}
+
+TEST(KernelXmitTunnel, NoTunnelGsoSegmentsInSoftwareWithLocalChecksumOffload) {
+  const uint64_t f = netif::kSg | netif::kIpCsum | netif::kTso;
+  const auto dev = Dev(f, netif::kSg | netif::kIpCsum);
+  auto segs = ValidateXmitSkb(VxlanSkb(3000, true), dev);
+  ASSERT_EQ(segs.size(), 3u);
+  for (size_t i = 0; i < 3; i++) {
+    const Bytes want = VxlanWire(i, true);
+    Bytes got = segs[i].pkt.bytes();
+    // The inner checksum is the device's; the outer UDP checksum is already
+    // right for the completed packet.
+    EXPECT_TRUE(segs[i].encapsulation);
+    EXPECT_EQ(segs[i].ip_summed, IpSummed::kPartial);
+    EXPECT_EQ(segs[i].csum_start, kITh);
+    EXPECT_EQ(Get16(got, kITh + 16),
+              Fold(Pseudo4(want, kIl3, 6, static_cast<uint32_t>(want.size() - kITh))));
+    Put16(got, kITh + 16, Get16(want, kITh + 16));
+    EXPECT_EQ(got, want) << i;
+    EXPECT_EQ(DeviceTransmit(segs[i], dev).at(0), want) << i;
+  }
+}
+
+TEST(KernelXmitTunnel, TunnelTsoDeviceGetsTheSkbWhole) {
+  const uint64_t f = netif::kSg | netif::kIpCsum | netif::kTso | netif::kGsoUdpTunnelCsum;
+  const auto dev = Dev(f, f);
+  auto out = ValidateXmitSkb(VxlanSkb(3000, true), dev);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(out[0].is_gso());
+  auto wire = DeviceTransmit(out[0], dev);
+  ASSERT_EQ(wire.size(), 3u);
+  for (size_t i = 0; i < 3; i++) EXPECT_EQ(wire[i], VxlanWire(i, true)) << i;
+}
+
+TEST(KernelXmitTunnel, WithoutUdpTunnelCsumTheOuterChecksumStaysZero) {
+  const auto dev = Dev(netif::kSg | netif::kIpCsum, netif::kSg | netif::kIpCsum);
+  auto segs = ValidateXmitSkb(VxlanSkb(3000, false), dev);
+  ASSERT_EQ(segs.size(), 3u);
+  for (size_t i = 0; i < 3; i++) {
+    EXPECT_EQ(Get16(segs[i].pkt.bytes(), kUdp + 6), 0);
+    EXPECT_EQ(DeviceTransmit(segs[i], dev).at(0), VxlanWire(i, false)) << i;
+  }
+}
+
+TEST(KernelXmitTunnel, NoInnerChecksumOffloadLeavesTheOuterOneToTheDevice) {
+  // hw_enc_features without checksums: the inner TCP checksum is computed
+  // while segmenting, the outer UDP one is offloaded (dev->features).
+  const auto dev = Dev(netif::kSg | netif::kIpCsum, netif::kSg);
+  auto segs = ValidateXmitSkb(VxlanSkb(3000, true), dev);
+  ASSERT_EQ(segs.size(), 3u);
+  for (size_t i = 0; i < 3; i++) {
+    EXPECT_FALSE(segs[i].encapsulation);
+    EXPECT_EQ(segs[i].ip_summed, IpSummed::kPartial);
+    EXPECT_EQ(segs[i].csum_start, kUdp);
+    EXPECT_EQ(segs[i].csum_offset, 6);
+    EXPECT_EQ(DeviceTransmit(segs[i], dev).at(0), VxlanWire(i, true)) << i;
+  }
+}
+
+TEST(KernelXmitTunnel, GsoPartialLeavesWholeMssBlocksToTheDevice) {
+  const uint64_t f =
+      netif::kSg | netif::kIpCsum | netif::kTso | netif::kGsoPartial | netif::kGsoUdpTunnelCsum;
+  const auto dev = Dev(f, f);
+  XmitOptions opt;
+  opt.gso_partial_features = netif::kGsoUdpTunnelCsum;
+  Counters c;
+  auto out = ValidateXmitSkb(VxlanSkb(3000, true), dev, opt, kLabKernel, &c);
+  ASSERT_EQ(out.size(), 2u);  // 2 x 1448 for the device, the 104-byte rest
+  EXPECT_EQ(c.Get("gso_partial"), 1u);
+  EXPECT_TRUE(out[0].gso_type & gso::kPartial);
+  EXPECT_EQ(out[0].gso_segs, 2);
+  EXPECT_FALSE(out[1].is_gso());
+  std::vector<Bytes> wire = DeviceTransmit(out[0], dev);
+  for (Bytes& b : DeviceTransmit(out[1], dev)) wire.push_back(b);
+  ASSERT_EQ(wire.size(), 3u);
+  for (size_t i = 0; i < 3; i++) EXPECT_EQ(wire[i], VxlanWire(i, true)) << i;
+}
+
+TEST(KernelXmitTunnel, RemoteChecksumOffloadLeavesTheInnerChecksumToTheReceiver) {
+  // With TUNNEL_REMCSUM the inner TCP field keeps each segment's pseudo-header
+  // sum (the receiver completes it); the outer UDP checksum covers the bytes
+  // as sent, done by the device if it can, else in software.
+  SkBuff s = VxlanSkb(3000, true);
+  s.gso_type |= gso::kTunnelRemcsum;
+  std::vector<Bytes> want;
+  for (size_t i = 0; i < 3; i++) {
+    const size_t off = i * kMss, len = std::min<size_t>(kMss, 3000 - off);
+    Bytes f = Vxlan(off, len, i, i == 2 ? 0x18 : 0x10, true, Csum::kPartial);
+    Put16(f, kUdp + 6, 0);
+    const uint16_t c = static_cast<uint16_t>(
+        ~Fold(Sum(f, kUdp, f.size(), Pseudo4(f, kOl3, 17, static_cast<uint32_t>(70 + len)))));
+    Put16(f, kUdp + 6, c ? c : 0xffff);
+    want.push_back(f);
+  }
+  const auto csum_dev = Dev(netif::kSg | netif::kIpCsum, netif::kSg | netif::kIpCsum);
+  auto segs = ValidateXmitSkb(s, csum_dev);
+  ASSERT_EQ(segs.size(), 3u);
+  for (size_t i = 0; i < 3; i++) {
+    EXPECT_EQ(segs[i].csum_start, kUdp);  // the outer checksum is the device's
+    EXPECT_EQ(DeviceTransmit(segs[i], csum_dev).at(0), want[i]) << i;
+  }
+  auto sw = ValidateXmitSkb(s, Dev(netif::kSg, netif::kSg));
+  ASSERT_EQ(sw.size(), 3u);
+  for (size_t i = 0; i < 3; i++) {
+    EXPECT_EQ(sw[i].ip_summed, IpSummed::kNone);
+    EXPECT_EQ(sw[i].pkt.bytes(), want[i]) << i;
+  }
+}
+
+// A non-GSO IPv4/TCP frame with CHECKSUM_PARTIAL.
+SkBuff Tcp4Partial(size_t len) {
+  Bytes f;
+  Add(f, {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 8, 0});
+  Ipv4(f, 40 + len, 7, 6, 10);
+  Tcp(f, 1, 0x18);
+  Payload(f, 0, len);
+  Put16(f, 34 + 16, Fold(Pseudo4(f, 14, 6, static_cast<uint32_t>(20 + len))));
+  SkBuff s;
+  s.pkt = Packet(f);
+  s.pkt.l3_ofs = 14;
+  s.pkt.l4_ofs = 34;
+  s.ip_summed = IpSummed::kPartial;
+  s.csum_start = 34;
+  s.csum_offset = 16;
+  return s;
+}
+
+TEST(KernelXmitCsum, PartialOnDeviceWithoutChecksumIsCompletedInSoftware) {
+  SkBuff s = Tcp4Partial(100);
+  Bytes want = s.pkt.bytes();
+  Put16(want, 50, 0);
+  Put16(want, 50,
+        static_cast<uint16_t>(~Fold(Sum(want, 34, want.size(), Pseudo4(want, 14, 6, 120)))));
+  work::Take();
+  Counters c;
+  auto out = ValidateXmitSkb(s, Dev(netif::kSg), kLabKernel, &c);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(work::Take().csum_bytes, 120u);
+  EXPECT_EQ(out[0].ip_summed, IpSummed::kNone);
+  EXPECT_EQ(out[0].pkt.bytes(), want);
+  EXPECT_EQ(c.Get("xmit_csum_help"), 1u);
+  // The same skb on a checksumming device stays PARTIAL.
+  auto off = ValidateXmitSkb(s, Dev(netif::kIpCsum));
+  EXPECT_EQ(off.at(0).ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(DeviceTransmit(off[0], Dev(netif::kIpCsum)).at(0), want);
+}
+
+TEST(KernelXmitCsum, AZeroUdpChecksumGoesOutAsFfff) {
+  Bytes f;
+  Add(f, {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 8, 0});
+  Ipv4(f, 20 + 8 + 10, 9, 17, 10);
+  Add(f, {0x30, 0x39, 0x00, 0x35, 0, 18, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0});
+  const uint32_t pseudo = Pseudo4(f, 14, 17, 18);
+  Put16(f, 40, Fold(pseudo));
+  // The last two payload bytes make the whole sum 0xffff: checksum 0.
+  Put16(f, f.size() - 2, static_cast<uint16_t>(~Fold(Sum(f, 34, f.size()))));
+  ASSERT_EQ(static_cast<uint16_t>(~Fold(Sum(f, 34, f.size()))), 0);
+  SkBuff s;
+  s.pkt = Packet(f);
+  s.pkt.l3_ofs = 14;
+  s.pkt.l4_ofs = 34;
+  s.ip_summed = IpSummed::kPartial;
+  s.csum_start = 34;
+  s.csum_offset = 6;
+  auto out = ValidateXmitSkb(s, Dev(0));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Get16(out[0].pkt.bytes(), 40), 0xffff);
+}
+
+TEST(KernelXmitCsum, ChecksumOffsetAndProtocolRulesByKernel) {
+  SkBuff s = Tcp4Partial(60);
+  s.csum_offset = 2;  // not a TCP or UDP checksum field
+  EXPECT_EQ(ValidateXmitSkb(s, Dev(netif::kIpCsum)).at(0).ip_summed, IpSummed::kNone);
+  EXPECT_EQ(ValidateXmitSkb(s, Dev(netif::kIpCsum), KernelVersion{5, 10}).at(0).ip_summed,
+            IpSummed::kPartial);
+  EXPECT_EQ(ValidateXmitSkb(s, Dev(netif::kIpCsum), KernelVersion{4, 11}).at(0).ip_summed,
+            IpSummed::kPartial);
+  EXPECT_EQ(ValidateXmitSkb(s, Dev(netif::kHwCsum)).at(0).ip_summed, IpSummed::kPartial);
+  // IPv4 on an IPv6-only checksum device: harmonize_features drops it.
+  EXPECT_EQ(ValidateXmitSkb(Tcp4Partial(60), Dev(netif::kIpv6Csum)).at(0).ip_summed,
+            IpSummed::kNone);
+}
+
+TEST(KernelXmitFeatures, LinearizeFragListAndFragsTheDeviceCannotGather) {
+  SkBuff s = Tcp4Partial(600);
+  s.frag_list_lens = {500};
+  Counters c;
+  auto out = ValidateXmitSkb(s, Dev(netif::kSg | netif::kIpCsum), kLabKernel, &c);
+  EXPECT_FALSE(out.at(0).has_frag_list());
+  EXPECT_EQ(c.Get("xmit_linearize_bytes"), 500u);
+  EXPECT_TRUE(ValidateXmitSkb(s, Dev(netif::kSg | netif::kIpCsum | netif::kFraglist))
+                  .at(0)
+                  .has_frag_list());
+  SkBuff p = Tcp4Partial(600);
+  p.nr_frags = 2;  // headers linear, payload in pages
+  Counters c2;
+  ValidateXmitSkb(p, Dev(netif::kIpCsum), kLabKernel, &c2);
+  EXPECT_EQ(c2.Get("xmit_linearize_bytes"), 600u);
+}
+
+TEST(KernelXmitFeatures, GsoLimitsSendToSoftware) {
+  const uint64_t tso = netif::kSg | netif::kIpCsum | netif::kTso | netif::kGsoUdpTunnelCsum;
+  DeviceFeatures dev = Dev(tso, tso);
+  dev.gso_max_segs = 2;
+  EXPECT_EQ(ValidateXmitSkb(VxlanSkb(3000, true), dev).size(), 3u);
+  dev = Dev(tso, tso);
+  dev.gso_max_size = 3000;  // the skb is 3104 bytes
+  EXPECT_EQ(ValidateXmitSkb(VxlanSkb(3000, true), dev).size(), 3u);
+  EXPECT_EQ(ValidateXmitSkb(VxlanSkb(3000, true), dev, KernelVersion{6, 1}).size(), 1u);
+}
+
+}  // namespace
+}  // namespace offlab::kernel
