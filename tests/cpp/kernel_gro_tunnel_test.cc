@@ -144,6 +144,21 @@ TEST(KernelGroVxlan, FixedOuterIpIdMerges) {
   EXPECT_EQ(Merged(VxlanCfg(6, 18), frames, IpSummed::kNone), 2u);
 }
 
+TEST(KernelGroVxlan, JumpingOuterIpIdSplitsOn618Only) {
+  // Outer IDs 7, 500, 9000 with DF: the lab kernel (6.18) hands up three
+  // unmerged frames; 6.10..6.17 exempted an outer header with DF.
+  const auto inner = InnerTrain(3);
+  const uint16_t ids[] = {7, 500, 9000};
+  std::vector<Bytes> frames;
+  for (int k = 0; k < 3; k++) {
+    Outer o;
+    o.id = ids[k];
+    frames.push_back(VxlanFrame(o, inner[k]));
+  }
+  EXPECT_EQ(Merged(VxlanCfg(6, 18), frames, IpSummed::kNone), 0u);
+  EXPECT_EQ(Merged(VxlanCfg(6, 12), frames, IpSummed::kNone), 2u);
+}
+
 TEST(KernelGroVxlan, DifferentVniDoesNotMerge) {
   const auto inner = InnerTrain(2);
   Outer o1, o2;
