@@ -158,7 +158,7 @@ void BindKernel(py::module_& k) {
 
   k.def("skb_complete_partial", &kernel::SkbCompletePartial, py::arg("skb"),
         "skb_checksum_help's completion of a PARTIAL checksum, in place.");
-  k.def("skb_csum_unnecessary", &kernel::SkbCsumUnnecessary, py::arg("skb"));
+  k.def("skb_csum_unnecessary", &kernel::SkbCsumUnnecessary, py::arg("skb"), py::arg("data_ofs") = 0);
 }
 
 }  // namespace offlab

@@ -30,12 +30,11 @@ uint64_t PseudoHeaderSum(const SkBuff& skb, uint16_t l3_ofs, uint8_t proto, uint
   return 0;
 }
 
-bool SkbCsumUnnecessary(const SkBuff& skb) {
-  // include/linux/skbuff.h skb_csum_unnecessary(): UNNECESSARY, csum_valid,
-  // or PARTIAL starting at or before the transport header.
+bool SkbCsumUnnecessary(const SkBuff& skb, size_t data_ofs) {
+  // torvalds/linux v6.18 include/linux/skbuff.h skb_csum_unnecessary():
+  // UNNECESSARY, csum_valid, or PARTIAL with skb_checksum_start_offset >= 0.
   if (skb.ip_summed == IpSummed::kUnnecessary || skb.csum_valid) return true;
-  return skb.ip_summed == IpSummed::kPartial && skb.pkt.l4_ofs != kNoOffset &&
-         skb.csum_start <= skb.pkt.l4_ofs;
+  return skb.ip_summed == IpSummed::kPartial && skb.csum_start >= data_ofs;
 }
 
 void SkbIncrChecksumUnnecessary(SkBuff& skb) {

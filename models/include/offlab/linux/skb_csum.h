@@ -20,10 +20,11 @@ uint64_t SkbChecksum(const SkBuff& skb, size_t offset, size_t len, uint64_t sum 
 // with protocol `proto`. Returns 0 if there is no complete IP header there.
 uint64_t PseudoHeaderSum(const SkBuff& skb, uint16_t l3_ofs, uint8_t proto, uint32_t l4_len);
 
-// skb_csum_unnecessary (include/linux/skbuff.h): UNNECESSARY, or PARTIAL
-// whose start is at or before the transport header (the stack wrote the
-// checksum itself, so it needs no validation).
-bool SkbCsumUnnecessary(const SkBuff& skb);
+// skb_csum_unnecessary (include/linux/skbuff.h): UNNECESSARY, csum_valid, or
+// PARTIAL whose checksum start is at or after skb->data (skb_checksum_start_
+// offset >= 0: a local sender will write the checksum itself). `data_ofs` is
+// where skb->data points at the call, as an offset from the MAC header.
+bool SkbCsumUnnecessary(const SkBuff& skb, size_t data_ofs = 0);
 
 // __skb_incr_checksum_unnecessary / __skb_decr_checksum_unnecessary
 // (include/linux/skbuff.h): one more (less) verified level; NONE becomes
@@ -33,7 +34,8 @@ void SkbDecrChecksumUnnecessary(SkBuff& skb);
 
 // skb_postpull_rcsum (include/linux/skbuff.h): after the bytes
 // [csum_from, csum_from + len) are pulled, a COMPLETE sum no longer covers
-// them; csum_from moves past them. Other states are unchanged.
+// them; csum_from moves past them. A PARTIAL skb whose checksum start was
+// pulled becomes NONE (since 31b33dfb0a14, v4.7; pass kv to select).
 void SkbPostpullRcsum(SkBuff& skb, size_t len);
 
 // __skb_checksum_complete (net/core/skbuff.c): sums from `offset` to the
