@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "nic_profile_kernel.h"
 #include "offlab/net/error.h"
 #include "offlab/nic/caps.h"
 
@@ -281,8 +282,10 @@ void ProfileParser::ParseBody(const YAML::Node& root) {
                     "max_tso_bytes",
                     "max_tso_segs",
                     "quirks",
-                    "notes"};
+                    "notes",
+                    "kernel"};
   Keys required = top;
+  required.pop_back();  // kernel (NICs without a Linux driver have none)
   required.pop_back();  // notes
   CheckKeys(root, "the top level", "key", top, required);
 
@@ -346,6 +349,11 @@ void ProfileParser::ParseBody(const YAML::Node& root) {
   };
   p_.outer_udp_needs_pseudo_seed = quirk("outer_udp_needs_pseudo_seed");
   p_.outer_udp_left_as_is = quirk("outer_udp_left_as_is");
+
+  if (root["kernel"]) {
+    p_.kernel = profile_detail::ParseKernelSection(
+        root["kernel"], [this](const YAML::Node& at, const std::string& what) { Fail(at, what); });
+  }
 
   if (root["notes"]) {
     const YAML::Node notes = root["notes"];

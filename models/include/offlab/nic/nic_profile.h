@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,55 @@ struct RxValidation {
   bool inner_ip = false;  // tunnelled packets only
   bool inner_l4 = false;  // tunnelled packets only
 };
+
+// The NIC as the Linux kernel sees it through its driver (a profile's
+// optional `kernel:` section, every value cited there). nic/ does not know
+// the kernel model's types: features are ethtool names (net/ethtool/common.c
+// netdev_features_strings), turned into bits by linux/rx.h.
+struct KernelNicView {
+  // How the driver reports a received frame's checksums to the stack.
+  //  kUnnecessary: the hardware verifies (which ones: rx_plain/rx_vxlan/...)
+  //    and the driver says CHECKSUM_UNNECESSARY for good ones;
+  //  kComplete: the hardware sums the packet (CHECKSUM_COMPLETE);
+  //  kVnetHdr: a virtio-net header says it (virtio_net, tun);
+  //  kNone: nothing is reported.
+  enum class RxCsum : uint8_t { kNone, kUnnecessary, kComplete, kVnetHdr };
+
+  std::string driver;                        // e.g. "ixgbe", "mlx5_core"
+  std::vector<std::string> features;         // dev->features after probe
+  std::vector<std::string> hw_enc_features;  // dev->hw_enc_features
+  RxCsum rx_csum = RxCsum::kNone;
+  // csum_level for a tunnelled frame whose inner checksum the hardware
+  // verified: 0 = the outer one only, 1 = the inner one too.
+  uint8_t tunnel_csum_level = 0;
+  // Tunnels ("vxlan", "geneve", "gre") whose inner headers the hardware
+  // parses and verifies under this driver (UDP ports as the driver programs
+  // them through udp_tunnel_nic); other tunnels are checked as plain
+  // packets (rx_plain). The rx_vxlan/... rows above are the DPDK view.
+  std::vector<std::string> tunnels;
+  // RX buffers are page fragments the skb points into (GRO merges their
+  // pages as frags); false: the driver copies each frame into the skb's
+  // linear area (GRO chains such skbs on frag_list).
+  bool rx_page_frags = true;
+  // The driver statistic (ethtool -S name) a bad checksum is counted in,
+  // "" when the driver counts none; ice counts a bad outer IPv4 header in a
+  // separate one.
+  std::string csum_err_stat;
+  std::string outer_ip_err_stat;
+
+  // Quirks
+  bool udp_zero_csum_erratum = false;        // ixgbe 82599: UDP L4 errors ignored
+  bool icmp_unverified = false;              // i40e/ice: ICMP reported verified unchecked
+  bool csum_good_unverified = false;         // ibmveth: the hypervisor's flag, no check
+  bool null_tcp_csum_partial = false;        // ibmveth: TCP check 0 -> CHECKSUM_PARTIAL
+  bool active_trunk = false;                 // ibmveth in trunk mode
+  bool tunnel_outer_udp_unverified = false;  // i40e: a tunnel's outer UDP unchecked
+
+  // key (e.g. "rx_csum", "quirks.active_trunk") -> citation
+  std::map<std::string, std::string> sources;
+  std::vector<std::string> notes;
+};
+const char* RxCsumName(KernelNicView::RxCsum r);
 
 struct NicProfile {
   std::string name;         // file stem, e.g. "connectx6dx"
@@ -48,6 +98,10 @@ struct NicProfile {
   // sum; the driver's tx_prepare seeds it (DPDK f876dbef0809).
   bool outer_udp_needs_pseudo_seed = false;
   bool outer_udp_left_as_is = false;  // X710: tunnel UDP checksum not computed
+
+  // The Linux driver's view; absent for NICs without a Linux driver (pcap,
+  // dummy).
+  std::optional<KernelNicView> kernel;
 
   // capability/field name -> citation (file, commit, document)
   std::map<std::string, std::string> sources;

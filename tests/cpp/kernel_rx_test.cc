@@ -1,0 +1,285 @@
+// Driver receive per profile (linux/rx.h) and the profiles' kernel section.
+// Checksums are built and summed with the test's own RFC 1071 oracle
+// (test_util.h); the expected driver behaviour is the one the cited driver
+// code states (ixgbe_rx_checksum, ice_rx_csum, i40e_rx_checksum,
+// mlx5e_handle_csum, ibmveth_poll, virtnet_receive_done at Linux 6.18).
+#include <gtest/gtest.h>
+
+#include "offlab/linux/rx.h"
+#include "offlab/net/error.h"
+#include "test_util.h"
+
+namespace offlab {
+// Generated from models/profiles/*.yaml (models/embed_profiles.cmake).
+const std::map<std::string, std::string>& BuiltinProfileTexts();
+}  // namespace offlab
+
+namespace offlab::kernel {
+namespace {
+
+using offlab::testing::OracleL4Csum;
+using offlab::testing::OracleSum;
+
+void Put16(Bytes& f, size_t at, uint16_t v) {
+  f[at] = static_cast<uint8_t>(v >> 8), f[at + 1] = static_cast<uint8_t>(v);
+}
+
+// Ethernet + IPv4 + an L4 header (`l4hdr` hex) + payload, lengths and
+// checksums right (UDP/TCP/ICMP).
+Bytes Frame(uint8_t proto, const std::string& l4hdr, size_t payload) {
+  Bytes f = FromHex("020202020202 040404040404 0800 45000000 00010000 4000 0000 0a000001 0a000002");
+  f[23] = proto;
+  Bytes l4 = FromHex(l4hdr);
+  f.insert(f.end(), l4.begin(), l4.end());
+  f.insert(f.end(), payload, 'y');
+  Put16(f, 16, static_cast<uint16_t>(f.size() - 14));
+  Put16(f, 24, static_cast<uint16_t>(~OracleSum(f.data() + 14, 20)));
+  if (proto == 17) Put16(f, 38, static_cast<uint16_t>(f.size() - 34));
+  if (proto == 6) Put16(f, 50, OracleL4Csum(f, 14, 34, 6, 16));
+  if (proto == 17) Put16(f, 40, OracleL4Csum(f, 14, 34, 17, 6));
+  if (proto == 1) Put16(f, 36, static_cast<uint16_t>(~OracleSum(f.data() + 34, f.size() - 34)));
+  return f;
+}
+Bytes Tcp(size_t payload) {
+  return Frame(6, "04d20050 00000001 00000000 5010 03e8 0000 0000", payload);
+}
+Bytes Udp(size_t payload) { return Frame(17, "04d2 0035 0000 0000", payload); }
+Bytes Icmp(size_t payload) { return Frame(1, "0800 0000 00010001", payload); }
+
+// Outer IPv4/UDP(4789)/VXLAN around `inner`, outer UDP checksum 0.
+Bytes Vxlan(const Bytes& inner) {
+  Bytes f = Frame(17, "c0de 12b5 0000 0000 08000000 00002a00", 0);
+  f.insert(f.end(), inner.begin(), inner.end());
+  Put16(f, 16, static_cast<uint16_t>(f.size() - 14));
+  Put16(f, 24, 0);
+  Put16(f, 24, static_cast<uint16_t>(~OracleSum(f.data() + 14, 20)));
+  Put16(f, 38, static_cast<uint16_t>(f.size() - 34));
+  Put16(f, 40, 0);
+  return f;
+}
+
+TEST(KernelRxProfiles, EveryLinuxNicHasAKernelViewAndKnownFeatures) {
+  for (const char* name : {"connectx5", "connectx6dx", "bluefield2", "e810", "x710", "ixgbe_82599",
+                           "virtio", "tap", "ibmveth_trunk"}) {
+    const NicProfile p = BuiltinProfile(name);
+    ASSERT_TRUE(p.kernel.has_value()) << name;
+    EXPECT_NO_THROW(KernelDeviceFeatures(p)) << name;
+    EXPECT_TRUE(p.kernel->sources.count("rx_csum")) << name;
+    EXPECT_FALSE(p.sources.count("rx_csum")) << name;
+  }
+  for (const char* name : {"pcap", "dummy"}) {
+    const NicProfile p = BuiltinProfile(name);
+    EXPECT_FALSE(p.kernel.has_value());
+    EXPECT_THROW(DriverReceive(Tcp(10), p), Error) << name;
+  }
+  EXPECT_EQ(BuiltinProfile("connectx5").kernel->driver, "mlx5_core");
+  EXPECT_EQ(BuiltinProfile("ibmveth_trunk").kernel->rx_page_frags, false);
+}
+
+TEST(KernelRxProfiles, KernelSectionIsStrict) {
+  const std::string base = BuiltinProfileTexts().at("dummy");
+  const std::string good =
+      "kernel:\n  driver: {value: ice, source: s}\n"
+      "  features: {value: [rx-checksum], source: s}\n"
+      "  hw_enc_features: {value: [], source: s}\n"
+      "  rx_csum: {value: unnecessary, source: s}\n"
+      "  tunnel_csum_level: {value: 1, source: s}\n"
+      "  tunnels: {value: [vxlan], source: s}\n"
+      "  rx_buffers: {value: page_frags, source: s}\n"
+      "  csum_err_stat: {value: x, source: s}\n";
+  const NicProfile ok = ParseProfile(base + good, "dummy");
+  ASSERT_TRUE(ok.kernel.has_value());
+  EXPECT_EQ(ok.kernel->driver, "ice");
+  EXPECT_EQ(ok.kernel->tunnel_csum_level, 1);
+  EXPECT_EQ(ok.kernel->tunnels, std::vector<std::string>{"vxlan"});
+  auto broken = [&](const std::string& from, const std::string& to) {
+    std::string k = good;
+    k.replace(k.find(from), from.size(), to);
+    return base + k;
+  };
+  EXPECT_THROW(ParseProfile(base + good + "  extra: {value: 1, source: s}\n", "dummy"), Error);
+  EXPECT_THROW(ParseProfile(broken("unnecessary", "maybe"), "dummy"), Error);
+  EXPECT_THROW(ParseProfile(broken("[vxlan]", "[nvgre]"), "dummy"), Error);
+  EXPECT_THROW(ParseProfile(broken("value: 1, source: s", "value: 2, source: s"), "dummy"), Error);
+  EXPECT_THROW(ParseProfile(broken("page_frags, source: s", "page_frags"), "dummy"), Error);
+  EXPECT_THROW(ParseProfile(broken("  tunnels: {value: [vxlan], source: s}\n", ""), "dummy"),
+               Error);
+  // A feature name features.h does not know is refused when turned into bits.
+  const NicProfile odd = ParseProfile(broken("[rx-checksum]", "[rx-nonsense]"), "dummy");
+  EXPECT_THROW(KernelDeviceFeatures(odd), Error);
+}
+
+TEST(KernelRxIxgbe, GoodBadAndTheUdpErratum) {
+  const NicProfile p = BuiltinProfile("ixgbe_82599");
+  Counters c;
+  SkBuff good = DriverReceive(Tcp(100), p, kLabKernel, &c);
+  EXPECT_EQ(good.ip_summed, IpSummed::kUnnecessary);
+  EXPECT_EQ(good.csum_level, 0);
+  EXPECT_EQ(good.pkt.l3_ofs, 14);
+  EXPECT_EQ(good.nr_frags, 1);  // page-backed buffers
+  Bytes bad = Tcp(100);
+  bad[60] ^= 1;
+  EXPECT_EQ(DriverReceive(bad, p, kLabKernel, &c).ip_summed, IpSummed::kNone);
+  EXPECT_EQ(c.Get("rx_csum_offload_errors"), 1u);
+  Bytes bad_udp = Udp(100);
+  bad_udp[50] ^= 1;
+  EXPECT_EQ(DriverReceive(bad_udp, p, kLabKernel, &c).ip_summed, IpSummed::kNone);
+  EXPECT_EQ(c.Get("rx_csum_offload_errors"), 1u);  // UDP errors are ignored on the 82599
+  Bytes zero_udp = Udp(100);
+  Put16(zero_udp, 40, 0);
+  EXPECT_EQ(DriverReceive(zero_udp, p, kLabKernel, &c).ip_summed, IpSummed::kNone);
+  EXPECT_EQ(DriverReceive(Udp(100), p, kLabKernel, &c).ip_summed, IpSummed::kUnnecessary);
+  // A bad IPv4 header is an error too.
+  Bytes bad_ip = Tcp(100);
+  bad_ip[22] ^= 1;  // TTL: header checksum now wrong
+  EXPECT_EQ(DriverReceive(bad_ip, p, kLabKernel, &c).ip_summed, IpSummed::kNone);
+  EXPECT_EQ(c.Get("rx_csum_offload_errors"), 2u);
+  // No tunnel parser: VXLAN is plain UDP with a zero checksum -> erratum.
+  EXPECT_EQ(DriverReceive(Vxlan(Tcp(100)), p, kLabKernel, &c).ip_summed, IpSummed::kNone);
+  // ethtool -K rx off.
+  DeviceFeatures off = KernelDeviceFeatures(p);
+  off.features &= ~netif::kRxCsum;
+  EXPECT_EQ(DriverReceiveWith(Tcp(100), p, off, kLabKernel, &c).skb.ip_summed, IpSummed::kNone);
+}
+
+TEST(KernelRxIce, TunnelsAreVerifiedInsideAtLevelOne) {
+  const NicProfile p = BuiltinProfile("e810");
+  Counters c;
+  SkBuff s = DriverReceive(Vxlan(Tcp(200)), p, kLabKernel, &c);
+  EXPECT_EQ(s.ip_summed, IpSummed::kUnnecessary);
+  EXPECT_EQ(s.csum_level, 1);
+  Bytes bad_inner = Vxlan(Tcp(200));
+  bad_inner[bad_inner.size() - 1] ^= 1;
+  EXPECT_EQ(DriverReceive(bad_inner, p, kLabKernel, &c).ip_summed, IpSummed::kNone);
+  EXPECT_EQ(c.Get("rx_csum_bad.nic"), 1u);
+  Bytes bad_outer_ip = Vxlan(Tcp(200));
+  bad_outer_ip[22] ^= 1;
+  EXPECT_EQ(DriverReceive(bad_outer_ip, p, kLabKernel, &c).ip_summed, IpSummed::kNone);
+  EXPECT_EQ(c.Get("rx_eipe_error.nic"), 1u);
+  EXPECT_EQ(DriverReceive(Tcp(100), p, kLabKernel, &c).csum_level, 0);
+}
+
+TEST(KernelRxI40e, IcmpIsReportedUnverified) {
+  const NicProfile p = BuiltinProfile("x710");
+  Bytes icmp = Icmp(20);
+  icmp[40] ^= 1;  // ICMP checksum wrong
+  EXPECT_EQ(DriverReceive(icmp, p).ip_summed, IpSummed::kUnnecessary);
+  Counters c;
+  Bytes bad = Tcp(100);
+  bad[60] ^= 1;
+  EXPECT_EQ(DriverReceive(bad, p, kLabKernel, &c).ip_summed, IpSummed::kNone);
+  EXPECT_EQ(c.Get("port.rx_csum_bad"), 1u);
+}
+
+TEST(KernelRxMlx5, CompleteSumFromTheNetworkHeaderRightOrWrong) {
+  const NicProfile p = BuiltinProfile("connectx6dx");
+  Counters c;
+  for (bool corrupt : {false, true}) {
+    Bytes f = Tcp(100);
+    if (corrupt) f[60] ^= 1;
+    SkBuff s = DriverReceive(f, p, kLabKernel, &c);
+    EXPECT_EQ(s.ip_summed, IpSummed::kComplete);
+    EXPECT_EQ(s.csum_from, 14);
+    // The one's-complement sum of bytes 14..end, folded.
+    EXPECT_EQ(s.csum & 0xffff, OracleSum(f.data() + 14, f.size() - 14));
+  }
+  EXPECT_EQ(c.Get("rx_csum_complete"), 2u);
+  // 64 bytes or less: the UNNECESSARY path, which needs correct checksums.
+  Bytes small = Tcp(6);  // 60 bytes
+  EXPECT_EQ(DriverReceive(small, p, kLabKernel, &c).ip_summed, IpSummed::kUnnecessary);
+  EXPECT_EQ(c.Get("rx_csum_unnecessary"), 1u);
+  small[58] ^= 1;
+  EXPECT_EQ(DriverReceive(small, p, kLabKernel, &c).ip_summed, IpSummed::kNone);
+  EXPECT_EQ(c.Get("rx_csum_none"), 1u);
+  // A VLAN tag: still COMPLETE over everything after the MAC header.
+  Bytes tagged = Tcp(100);
+  const Bytes tag = FromHex("81000064");
+  tagged.insert(tagged.begin() + 12, tag.begin(), tag.end());
+  SkBuff t = DriverReceive(tagged, p, kLabKernel, &c);
+  EXPECT_EQ(t.ip_summed, IpSummed::kComplete);
+  EXPECT_EQ(t.csum & 0xffff, OracleSum(tagged.data() + 14, tagged.size() - 14));
+}
+
+TEST(KernelRxVirtio, HeaderDecides) {
+  const NicProfile p = BuiltinProfile("virtio");
+  RxMeta m;
+  m.vnet.hdr.flags = VnetHdr::kDataValid;
+  Counters c;
+  Bytes bad = Tcp(100);
+  bad[60] ^= 1;
+  RxResult r = DriverReceiveFull(bad, p, kLabKernel, &c, m);
+  EXPECT_EQ(r.skb.ip_summed, IpSummed::kUnnecessary);  // DATA_VALID is trusted
+  m.vnet.hdr.flags = VnetHdr::kNeedsCsum;
+  m.vnet.hdr.csum_start = 34, m.vnet.hdr.csum_offset = 16;
+  r = DriverReceiveFull(Tcp(100), p, kLabKernel, &c, m);
+  EXPECT_EQ(r.skb.ip_summed, IpSummed::kPartial);
+  m.vnet.hdr.csum_offset = 200;
+  r = DriverReceiveFull(Tcp(100), p, kLabKernel, &c, m);
+  EXPECT_TRUE(r.dropped);
+  EXPECT_EQ(c.Get("rx_frame_errors"), 1u);
+  // DATA_VALID with the tunnel checksum flag needs the feature.
+  RxMeta t;
+  t.vnet.hdr.flags = VnetHdr::kDataValid | vnet::kFlagUdpTunnelCsum;
+  EXPECT_TRUE(DriverReceiveFull(Tcp(100), p, kLabKernel, &c, t).dropped);
+  t.vnet_tnl_csum = true;
+  r = DriverReceiveFull(Tcp(100), p, kLabKernel, &c, t);
+  EXPECT_EQ(r.skb.csum_level, 1);
+}
+
+TEST(KernelRxTap, WriteWithHeader) {
+  const NicProfile p = BuiltinProfile("tap");
+  RxMeta m;
+  m.vnet.hdr.flags = VnetHdr::kNeedsCsum;
+  m.vnet.hdr.csum_start = 34, m.vnet.hdr.csum_offset = 16;
+  RxResult r = DriverReceiveFull(Tcp(100), p, kLabKernel, nullptr, m);
+  EXPECT_FALSE(r.dropped);
+  EXPECT_EQ(r.skb.ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(DriverReceive(Tcp(100), p).ip_summed, IpSummed::kNone);
+}
+
+TEST(KernelRxIbmveth, UnverifiedGoodAndNullTcpChecksum) {
+  const NicProfile p = BuiltinProfile("ibmveth_trunk");
+  Bytes bad = Tcp(100);
+  bad[60] ^= 1;
+  SkBuff s = DriverReceive(bad, p);
+  EXPECT_EQ(s.ip_summed, IpSummed::kUnnecessary);  // nothing looked at the bytes
+  EXPECT_EQ(s.nr_frags, 0);                        // copied into the linear area
+  // A sender that offloaded leaves the TCP checksum 0: the driver stores the
+  // pseudo-header sum (folded, not complemented) and hands on PARTIAL.
+  Bytes null_csum = Tcp(100);
+  Put16(null_csum, 50, 0);
+  SkBuff n = DriverReceive(null_csum, p);
+  EXPECT_EQ(n.ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(n.csum_start, 34);
+  EXPECT_EQ(n.csum_offset, 16);
+  // pseudo = src + dst + proto + TCP length (120), by hand:
+  // 0x0a00 + 0x0001 + 0x0a00 + 0x0002 + 0x0006 + 0x0078 = 0x1481.
+  EXPECT_EQ(n.pkt.data()[50], 0x14);
+  EXPECT_EQ(n.pkt.data()[51], 0x81);
+  // 6.1 (7525de2516fb, before 51e7a66666e0): PARTIAL, and the sum only
+  // for a trunk (this profile is one).
+  SkBuff old = DriverReceive(null_csum, p, KernelVersion{6, 1, false});
+  EXPECT_EQ(old.ip_summed, IpSummed::kPartial);
+  // 4.19: trunk mode makes every TCP frame PARTIAL, checksum or not.
+  SkBuff t419 = DriverReceive(Tcp(100), p, KernelVersion{4, 19, false});
+  EXPECT_EQ(t419.ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(t419.pkt.data()[50], 0x14);
+  // Without the hypervisor's flag: NONE.
+  RxMeta m;
+  m.ibmveth_csum_good = false;
+  EXPECT_EQ(DriverReceiveFull(Tcp(100), p, kLabKernel, nullptr, m).skb.ip_summed, IpSummed::kNone);
+}
+
+TEST(KernelRxRobustness, TruncatedFramesNeverReadPastTheEnd) {
+  for (const char* name : {"connectx5", "e810", "x710", "ixgbe_82599", "ibmveth_trunk", "virtio"}) {
+    const NicProfile p = BuiltinProfile(name);
+    const Bytes full = Vxlan(Tcp(40));
+    for (size_t n = 0; n <= full.size(); n += 7) {
+      Bytes cut(full.begin(), full.begin() + static_cast<long>(n));
+      EXPECT_NO_THROW(DriverReceive(cut, p)) << name << " " << n;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace offlab::kernel
