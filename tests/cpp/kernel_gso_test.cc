@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "offlab/linux/device_tx.h"
+#include "offlab/linux/device_tx_ibmveth.h"
 #include "offlab/linux/xmit.h"
 #include "offlab/net/work.h"
 
@@ -233,15 +234,35 @@ TEST(KernelGsoFragList, MembersNotOneMssLongCrashSgDevicesButCopyWithoutSg) {
               Expected(false, 2 * kMss + 1000, i, 0x10));
 }
 
-TEST(KernelGsoFragList, Ibmveth411TrunkWithLargesendSegmentsGroPacketsAtMss) {
-  // v4.11 ibmveth (drivers/net/ethernet/ibm/ibmveth.c:1610-1626): SG,
-  // IP/IPV6 checksum, TSO/TSO6, no FRAGLIST (added for active trunks by
-  // v4.19). A GRO'd frag_list skb bridged to it is segmented in software.
-  const auto ibmveth411 =
-      Dev(netif::kSg | netif::kIpCsum | netif::kIpv6Csum | netif::kTso | netif::kTso6);
-  auto segs = ValidateXmitSkb(GroFragListSkb({kMss, kMss}), ibmveth411, KernelVersion{4, 11});
+TEST(KernelGsoFragList, IbmvethTrunkSegmentsLinearizesOrDropsByKernel) {
+  // The seed setup: GRO'd frag_list skbs bridged to an ibmveth trunk with
+  // largesend. v4.11 (no FRAGLIST): software GSO at MSS; v4.19 (FRAGLIST on
+  // active trunks): whole to the driver, which linearizes it and sends one
+  // largesend; v6.18: whole to the driver, whose buffer copy drops it.
+  IbmvethConfig cfg;
+  const KernelVersion v411{4, 11}, v419{4, 19};
+  auto segs = ValidateXmitSkb(GroFragListSkb({kMss, kMss}), IbmvethFeatures(cfg, v411), v411);
   ASSERT_EQ(segs.size(), 3u);
-  for (const SkBuff& s : segs) EXPECT_EQ(s.len(), kHdr + kMss);
+  for (SkBuff& s : segs) {
+    EXPECT_EQ(s.len(), kHdr + kMss);
+    IbmvethTx tx = IbmvethStartXmit(s, cfg, v411);
+    EXPECT_TRUE(tx.sent);
+    EXPECT_FALSE(tx.largesend);
+    EXPECT_EQ(Get16(tx.skb.pkt.bytes(), kTh + 16), 0);  // NO_CSUM: field zeroed
+  }
+  auto whole = ValidateXmitSkb(GroFragListSkb({kMss, kMss}), IbmvethFeatures(cfg, v419), v419);
+  ASSERT_EQ(whole.size(), 1u);
+  IbmvethTx tx = IbmvethStartXmit(whole[0], cfg, v419);
+  EXPECT_TRUE(tx.sent);
+  EXPECT_TRUE(tx.largesend);
+  EXPECT_EQ(tx.mss, kMss);
+  EXPECT_EQ(tx.linearized_bytes, 2 * kMss);
+  EXPECT_FALSE(tx.skb.has_frag_list());
+  auto now = ValidateXmitSkb(GroFragListSkb({kMss, kMss}), IbmvethFeatures(cfg, kLabKernel));
+  ASSERT_EQ(now.size(), 1u);
+  Counters c;
+  EXPECT_FALSE(IbmvethStartXmit(now[0], cfg, kLabKernel, &c).sent);
+  EXPECT_EQ(c.Get("ibmveth_tx_dropped"), 1u);
 }
 
 TEST(KernelGsoFragList, GsoFraglistSkbIsSplitBackIntoItsPackets) {
