@@ -4,6 +4,7 @@
 // same header to a TAP on a 6.18 kernel by hand (accepted or EINVAL).
 #include <gtest/gtest.h>
 
+#include "offlab/linux/devices.h"
 #include "offlab/linux/virtio_net.h"
 #include "test_util.h"
 
@@ -291,6 +292,25 @@ TEST(KernelVirtioEndpoints, PacketSocket) {
   r.ip_summed = IpSummed::kUnnecessary;
   EXPECT_EQ(PacketCsumStatus(r, false), tp_status::kCsumValid);
   EXPECT_EQ(PacketCsumStatus(r, true), 0u);
+}
+
+TEST(KernelVirtioEndpoints, PacketSendOverVethAsSeenByThePeersPacketSocket) {
+  // Live on 6.18 (AF_PACKET send on one veth end, PACKET_AUXDATA on the
+  // other, TCP checksum wrong): tp_status 0x1 without a vnet header, 0x9
+  // (CSUMNOTREADY) with NEEDS_CSUM, 0x1 with DATA_VALID (not honoured on
+  // send).
+  Bytes bad = TcpFrame(100);
+  bad[60] ^= 1;
+  const DeviceFeatures peer = VethDevice().dev;
+  auto seen = [&](const std::optional<VnetHdr>& h) {
+    SkBuff s;
+    EXPECT_EQ(PacketSnd(bad, h, PacketSocketConfig{}, &s), "");
+    VethXmit(s, peer);
+    return PacketCsumStatus(s, false);
+  };
+  EXPECT_EQ(seen(std::nullopt), 0u);
+  EXPECT_EQ(seen(Hdr(VnetHdr::kNeedsCsum, 0, 0, 0, 34, 16)), tp_status::kCsumNotReady);
+  EXPECT_EQ(seen(Hdr(VnetHdr::kDataValid, 0, 0, 0, 0, 0)), 0u);
 }
 
 TEST(KernelVirtioDissect, MalformedInputIsRefusedNotRead) {
