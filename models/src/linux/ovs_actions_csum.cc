@@ -131,7 +131,7 @@ void InetProtoCsumReplace16(SkBuff& skb, size_t field_ofs, const uint8_t from[16
   if (skb.ip_summed != IpSummed::kPartial) {
     PutBe16(field, CsumFold(WsumAdd(diff, ~uint32_t{GetBe16(field)})));
     // Before torvalds/linux 189c9b1e9453 ("net: Fix skb->csum update in
-    // inet_proto_csum_replace16()", v5.5; in stable 4.9.213, 4.14.169,
+    // inet_proto_csum_replace16()", v5.5; in stable 4.9.213, 4.14.y and
     // 5.4.18) a COMPLETE skb->csum was moved by the field's change as for
     // IPv4, though with no IPv6 header checksum the address and field
     // changes already cancel: the update left skb->csum wrong. RHEL 7 is

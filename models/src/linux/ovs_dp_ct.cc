@@ -19,13 +19,14 @@ int PskbTrimRcsum(SkBuff& skb, size_t len, const KernelVersion& kv) {
   if (data > skb.len() || len >= skb.len() - data) return 0;  // nothing to cut
   const size_t cut = data + len;
   if (skb.ip_summed == IpSummed::kComplete) {
-    if (kv.AtLeast(4, 19)) {
+    if (kv.AtLeast(4, 20)) {
       // csum_block_sub(csum, skb_checksum(skb, len, delta, 0), len): the
-      // tail's sum is rotated a byte when it starts at an odd offset.
+      // tail's sum is rotated a byte when it starts at an odd offset (the
+      // odd-offset fix, d55bef5059dd, reached the same release).
       const size_t n = skb.len() - cut;
       work::Csum(n);
       uint32_t tail = WsumPartial(skb.pkt.data() + cut, n, 0);
-      if ((len & 1) && kv.AtLeast(5, 0)) tail = (tail >> 8) | (tail << 24);
+      if (len & 1) tail = (tail >> 8) | (tail << 24);
       skb.csum = WsumSub(skb.csum, tail);
     } else {
       skb.ip_summed = IpSummed::kNone;

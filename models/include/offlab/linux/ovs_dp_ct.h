@@ -3,7 +3,7 @@
 // net/openvswitch/conntrack.c) as far as checksums go: skb->data is pulled
 // to the network header (skb_pull_rcsum), the skb trimmed to the IP length
 // (pskb_trim_rcsum: Ethernet padding leaves a COMPLETE sum, or turned it to
-// NONE before v4.19), nf_conntrack_in runs with hook NF_INET_PRE_ROUTING
+// NONE before v4.20), nf_conntrack_in runs with hook NF_INET_PRE_ROUTING
 // (__ovs_ct_lookup's nf_hook_state), so the L4 checksum is validated when
 // net.netfilter.nf_conntrack_checksum is set and a bad one makes the packet
 // +trk+inv; NAT rewrites with the nf_nat_manip_pkt rules; then the MAC
@@ -44,10 +44,10 @@ OvsCtOutcome OvsCtExecute(OvsSkb& s, const OvsCtAction& action, const NfConntrac
 
 // pskb_trim_rcsum (include/linux/skbuff.h, pskb_trim_rcsum_slow in
 // net/core/skbuff.c) to `len` bytes from skb->data (csum_from): a COMPLETE
-// sum loses the trailing bytes' share (torvalds/linux 88078d98d1bb, v4.19;
-// rotated for an odd trim offset since the v5.0 fix "net: fix
-// pskb_trim_rcsum_slow() with odd trim offset"), before v4.19 it became
-// NONE; a PARTIAL skb whose checksum field would be cut fails (-EINVAL).
+// sum loses the trailing bytes' share (torvalds/linux 88078d98d1bb "net:
+// pskb_trim_rcsum() and CHECKSUM_COMPLETE are friends", taken as v4.20 with
+// its odd-offset fix d55bef5059dd; also in 4.4/4.9 stable), before that it
+// became NONE; a PARTIAL skb whose checksum field would be cut fails (-EINVAL).
 // Returns 0 or -EINVAL.
 int PskbTrimRcsum(SkBuff& skb, size_t len, const KernelVersion& kv = kLabKernel);
 
