@@ -18,6 +18,12 @@
 //   skb_checksum_help(skb) -> int; skb_csum_hwoffload_help(skb, features,
 //     kv=LAB_KERNEL) -> int  (both change `skb` in place; 0 or -errno)
 //   device_transmit(skb, dev) -> (frames: list[bytes], counters: dict)
+//   IbmvethConfig(illan_options=True, large_send=True, old_large_send=False,
+//     fw_large_send=True, active_trunk=True) (read/write attributes)
+//   ibmveth_features(cfg, kv=LAB_KERNEL) -> DeviceFeatures
+//   ibmveth_start_xmit(skb, cfg, kv=LAB_KERNEL)
+//     -> (sent: bool, drop: str, skb: SkBuff, largesend: bool, mss: int,
+//         linearized_bytes: int, counters: dict)
 //   GSO_TCP_ACCECN, GSO_TCP_FIXEDID_618, GSO_TCP_FIXEDID_INNER_618: the v6.18
 //     gso_type bits gso.* lacks (bits 19, 30, 31).
 // Counter names are listed in xmit.h, gso_segment.h and device_tx.h.
@@ -30,6 +36,7 @@
 #include <vector>
 
 #include "offlab/linux/device_tx.h"
+#include "offlab/linux/device_tx_ibmveth.h"
 #include "offlab/linux/gso_segment.h"
 #include "offlab/linux/xmit.h"
 #include "offlab/linux/xmit_features.h"
@@ -134,6 +141,30 @@ void BindKernelXmit(py::module_& k) {
         return py::make_tuple(out, c.values());
       },
       py::arg("skb"), py::arg("dev"), "The frames a NIC sends for the skb; (frames, counters).");
+  py::class_<kernel::IbmvethConfig>(k, "IbmvethConfig", "An ibmveth adapter's firmware options.")
+      .def(py::init([](bool illan, bool ls, bool old_ls, bool fw_ls, bool trunk) {
+             return kernel::IbmvethConfig{illan, ls, old_ls, fw_ls, trunk};
+           }),
+           py::arg("illan_options") = true, py::arg("large_send") = true,
+           py::arg("old_large_send") = false, py::arg("fw_large_send") = true,
+           py::arg("active_trunk") = true)
+      .def_readwrite("illan_options", &kernel::IbmvethConfig::illan_options)
+      .def_readwrite("large_send", &kernel::IbmvethConfig::large_send)
+      .def_readwrite("old_large_send", &kernel::IbmvethConfig::old_large_send)
+      .def_readwrite("fw_large_send", &kernel::IbmvethConfig::fw_large_send)
+      .def_readwrite("active_trunk", &kernel::IbmvethConfig::active_trunk);
+  k.def("ibmveth_features", &kernel::IbmvethFeatures, py::arg("cfg"),
+        py::arg("kv") = kernel::kLabKernel);
+  k.def(
+      "ibmveth_start_xmit",
+      [](const SkBuff& skb, const kernel::IbmvethConfig& cfg, const KernelVersion& kv) {
+        Counters c;
+        kernel::IbmvethTx t = kernel::IbmvethStartXmit(skb, cfg, kv, &c);
+        return py::make_tuple(t.sent, t.drop, std::move(t.skb), t.largesend, t.mss,
+                              t.linearized_bytes, c.values());
+      },
+      py::arg("skb"), py::arg("cfg"), py::arg("kv") = kernel::kLabKernel,
+      "ibmveth_start_xmit; (sent, drop, skb, largesend, mss, linearized_bytes, counters).");
   k.attr("GSO_TCP_ACCECN") = kernel::gso618::kTcpAccecn;
   k.attr("GSO_TCP_FIXEDID_618") = kernel::gso618::kTcpFixedid;
   k.attr("GSO_TCP_FIXEDID_INNER_618") = kernel::gso618::kTcpFixedidInner;

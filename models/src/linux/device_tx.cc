@@ -170,7 +170,7 @@ std::vector<Bytes> DeviceTransmit(SkBuff skb, const DeviceFeatures& dev, Counter
   }
   if (skb.ip_summed == IpSummed::kPartial) {
     const size_t field = size_t{skb.csum_start} + skb.csum_offset;
-    if (skb.csum_start >= skb.len() || field + 2 > skb.len()) {
+    if (skb.csum_start >= skb.len() || field + (skb.csum_not_inet ? 4 : 2) > skb.len()) {
       Count(counters, "device_tx_malformed");
     } else if (!CanDoChecksum(skb, f)) {
       Count(counters, "device_tx_unsupported_csum");
