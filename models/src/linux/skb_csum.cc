@@ -5,14 +5,13 @@
 #include "offlab/net/bytes.h"
 #include "offlab/net/checksum.h"
 #include "offlab/net/headers.h"
-#include "offlab/net/work.h"
 
 namespace offlab::kernel {
 
 uint64_t SkbChecksum(const SkBuff& skb, size_t offset, size_t len, uint64_t sum) {
   if (offset >= skb.len()) return sum;
   len = std::min(len, skb.len() - offset);
-  work::Csum(len);
+  // csum::Partial meters the bytes as software checksum work itself.
   // An odd offset would swap the byte lanes of the sum (csum_block_add); the
   // callers here always start on the header boundary, which is even.
   return csum::Partial(skb.pkt.data() + offset, len, sum);
@@ -78,12 +77,12 @@ bool SkbChecksumComplete(SkBuff& skb, size_t offset, uint64_t pseudo) {
 bool SkbCompletePartial(SkBuff& skb) {
   if (skb.ip_summed != IpSummed::kPartial) return true;
   const size_t start = skb.csum_start, field = size_t{skb.csum_start} + skb.csum_offset;
-  if (start >= skb.len() || field + 2 > skb.len()) return false;
+  const size_t field_len = skb.csum_not_inet ? 4 : 2;  // CRC32c or Internet checksum
+  if (start >= skb.len() || field + field_len > skb.len()) return false;
   if (skb.csum_not_inet) {
     // SCTP: CRC32c over the packet with the field zeroed (skb_crc32c_csum_help).
     uint8_t* p = skb.pkt.data() + field;
     PutBe32(p, 0);
-    work::Csum(skb.len() - start);
     const uint32_t crc = csum::Crc32c(skb.pkt.data() + start, skb.len() - start);
     // The CRC is stored little-endian on the wire (RFC 9260 appendix A).
     p[0] = static_cast<uint8_t>(crc);

@@ -27,7 +27,7 @@ namespace gso {
 constexpr uint32_t kTcpv4 = 1u << 0;
 constexpr uint32_t kDodgy = 1u << 1;
 constexpr uint32_t kTcpEcn = 1u << 2;
-constexpr uint32_t kTcpFixedid = 1u << 3;
+constexpr uint32_t kTcpFixedid = 1u << 3;  // until v6.17; v6.18 moved it to bit 30
 constexpr uint32_t kTcpv6 = 1u << 4;
 constexpr uint32_t kFcoe = 1u << 5;
 constexpr uint32_t kGre = 1u << 6;
@@ -43,6 +43,11 @@ constexpr uint32_t kEsp = 1u << 15;
 constexpr uint32_t kUdp = 1u << 16;
 constexpr uint32_t kUdpL4 = 1u << 17;
 constexpr uint32_t kFraglist = 1u << 18;
+// v6.18 (torvalds/linux 7d0a66e4bb90 include/linux/skbuff.h): AccECN, and the
+// fixed-IP-ID bits moved to the top (outer and inner).
+constexpr uint32_t kTcpAccecn = 1u << 19;
+constexpr uint32_t kTcpFixedid618 = 1u << 30;
+constexpr uint32_t kTcpFixedidInner618 = 1u << 31;
 }  // namespace gso
 // "tcpv4|udp_tunnel_csum" etc.
 std::string GsoTypeToString(uint32_t gso_type);
