@@ -30,18 +30,24 @@ def rfc1071(data: bytes) -> int:
 def test_udp4_frame_matches_scapy():
     mine = F.udp4_frame("02:00:00:00:00:0a", "02:00:00:00:00:0b", "10.0.0.1", "10.0.0.2",
                         4000, 5000, F.payload(101), ident=7)  # fmt: skip
-    ref = scapy_all.Ether(dst="02:00:00:00:00:0b", src="02:00:00:00:00:0a") / scapy_all.IP(
-        src="10.0.0.1", dst="10.0.0.2", id=7, flags="DF", ttl=64
-    ) / scapy_all.UDP(sport=4000, dport=5000) / F.payload(101)
+    ref = (
+        scapy_all.Ether(dst="02:00:00:00:00:0b", src="02:00:00:00:00:0a")
+        / scapy_all.IP(src="10.0.0.1", dst="10.0.0.2", id=7, flags="DF", ttl=64)
+        / scapy_all.UDP(sport=4000, dport=5000)
+        / F.payload(101)
+    )
     assert mine == bytes(ref)
 
 
 def test_tcp4_frame_matches_scapy_and_bad_differs():
     args = ("02:00:00:00:00:0a", "02:00:00:00:00:0b", "10.0.0.1", "10.0.0.2", 1, 2, b"xyz")
     mine = F.tcp4_frame(*args, seq=5, flags=0x10)
-    ref = scapy_all.Ether(dst=args[1], src=args[0]) / scapy_all.IP(
-        src=args[2], dst=args[3], id=1, flags="DF", ttl=64
-    ) / scapy_all.TCP(sport=1, dport=2, seq=5, flags="A", window=65535) / b"xyz"
+    ref = (
+        scapy_all.Ether(dst=args[1], src=args[0])
+        / scapy_all.IP(src=args[2], dst=args[3], id=1, flags="DF", ttl=64)
+        / scapy_all.TCP(sport=1, dport=2, seq=5, flags="A", window=65535)
+        / b"xyz"
+    )
     assert mine == bytes(ref)
     bad = F.tcp4_frame(*args, seq=5, flags=0x10, csum="bad")
     assert bad != mine and bad[:50] == mine[:50] and bad[52:] == mine[52:]
@@ -49,9 +55,12 @@ def test_tcp4_frame_matches_scapy_and_bad_differs():
 
 def test_udp6_and_pseudo_field():
     f6 = F.udp6_frame("02:00:00:00:00:0a", "02:00:00:00:00:0b", "fd00::1", "fd00::2", 1, 2, b"ab")
-    ref = scapy_all.Ether(dst="02:00:00:00:00:0b", src="02:00:00:00:00:0a") / scapy_all.IPv6(
-        src="fd00::1", dst="fd00::2", hlim=64
-    ) / scapy_all.UDP(sport=1, dport=2) / b"ab"
+    ref = (
+        scapy_all.Ether(dst="02:00:00:00:00:0b", src="02:00:00:00:00:0a")
+        / scapy_all.IPv6(src="fd00::1", dst="fd00::2", hlim=64)
+        / scapy_all.UDP(sport=1, dport=2)
+        / b"ab"
+    )
     assert f6 == bytes(ref)
     # The "pseudo" field is the uncomplemented pseudo-header sum: adding the
     # segment's other bytes and complementing gives the full checksum.
@@ -115,3 +124,30 @@ def test_list_shows_cases_and_rules():
     r = _offlab("lab", "--list")
     assert r.returncode == 0
     assert "vxlan4-rco" in r.stdout and "rule:" in r.stdout
+
+
+def test_every_case_is_predicted_along_its_path():
+    """Each case runs a registered path with its inputs, and the prediction
+    for that path exists: the same inputs go to the model."""
+    from offlab.lab.predict import PREDICTORS
+
+    for c in load().values():
+        assert c.path is not None, c.name
+        assert c.path in PREDICTORS, f"{c.name}: no model composition for {c.path.__name__}"
+
+
+def test_compare_features_and_frames():
+    from offlab.lab import main as lab_main
+    from offlab.lab.case import Case
+
+    feat = Case("f", "features", "d", "r", run=lambda lab: {})
+    # A feature the running kernel has no name for can only be off.
+    assert lab_main.compare(feat, {"v0 rx-gro": "off"}, {"v0 rx-gro": "off", "v0 x": "off"}) == []
+    assert lab_main.compare(feat, {}, {"v0 x": "on"}) == ["v0 x: kernel off / model on"]
+    other = Case("c", "veth", "d", "r", run=lambda lab: {})
+    diff = lab_main.compare(other, {"b0.in[0]": "NONE | - | 0a0b0c", "n": "1"},
+                            {"b0.in[0]": "NONE | - | 0a0b0d"})  # fmt: skip
+    assert diff == [
+        "b0.in[0]: kernel NONE [-] / model NONE [-], bytes differ at 2 (len 3 / 3): 0c / 0d",
+        "n: kernel 1 / model <absent>",
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import observe
 from .frames import checksum
@@ -27,6 +28,10 @@ class Case:
     run: Callable[[Lab], Result]
     predict: Callable[[object], Result] | None = None  # (KernelVersion) -> Result
     needs: tuple[str, ...] = ()  # binaries beyond iproute2 (e.g. "nft")
+    # The path the case runs (a function of (lab, **inputs)) and its inputs:
+    # the prediction for the path gets the same inputs (predict.py).
+    path: Callable[..., Result] | None = None
+    inputs: dict[str, Any] = field(default_factory=dict)
 
 
 REGISTRY: dict[str, Case] = {}
@@ -41,6 +46,16 @@ def case(name: str, topology: str, desc: str, rule: str, needs: tuple[str, ...] 
         return fn
 
     return deco
+
+
+def path_case(name: str, topology: str, desc: str, rule: str, path: Callable[..., Result],
+              needs: tuple[str, ...] = (), **inputs: Any) -> None:  # fmt: skip
+    """Registers a case that runs `path(lab, **inputs)`; its prediction is the
+    model's composition for that path with the same inputs."""
+    if name in REGISTRY:
+        raise ValueError(f"duplicate lab case {name}")
+    REGISTRY[name] = Case(name, topology, desc, rule, lambda lab: path(lab, **inputs),
+                          needs=needs, path=path, inputs=inputs)  # fmt: skip
 
 
 def prediction(name: str) -> Callable[[Callable[[object], Result]], Callable[[object], Result]]:
@@ -75,11 +90,7 @@ class Recorder:
         IPv6 control traffic (ICMPv6: MLD, ND) is left out. `tunnel`: the
         outer IPv4 ID, which the kernel picks at random, is normalised."""
         got = self.caps[dev].frames() if frames is None else frames
-        sel = [
-            f
-            for f in got
-            if f.outgoing == (direction == "out") and not is_ipv6_control(f.data)
-        ]
+        sel = [f for f in got if f.outgoing == (direction == "out") and not is_ipv6_control(f.data)]
         self.out[f"{dev}.{direction}.count"] = str(len(sel))
         for i, f in enumerate(sel):
             vnet = f.vnet.summary() if f.vnet else "vnet-refused"

@@ -18,24 +18,14 @@ import time
 from . import frames as F
 from . import observe
 from . import topology as T
-from .case import Recorder, Result, case
-from .cases_veth import SPORT, TCP_COUNTERS, TPORT, UDP_COUNTERS, UPORT
+from .case import Recorder, Result, path_case
+from .cases_veth import SPORT, TPORT, UDP_COUNTERS, UPORT
 from .nsutil import Lab, run
 from .traffic import Sender, recv_all, udp_listener
 
 SEG = 1000
 N_SEGS = 4
-GRO_ON = {"rx-gro": True}
-NO_TSO = {
-    f: False
-    for f in (
-        "tx-tcp-segmentation",
-        "tx-tcp-ecn-segmentation",
-        "tx-tcp-mangleid-segmentation",
-        "tx-tcp6-segmentation",
-        "tx-tcp-accecn-segmentation",
-    )
-}
+GRO_ON, NO_TSO = T.GRO_ON, T.NO_TSO
 CLOCK_MONOTONIC_COARSE = 6  # not exported by Python 3.11's time module
 FLUSH_TIMEOUT_NS = 2_000_000
 
@@ -55,6 +45,8 @@ def burst(s: Sender, frames: list[bytes]) -> None:
         pass
     for fr in frames:
         s.send(fr)
+
+
 RULE_GRO = (
     "drivers/net/veth.c veth_set_features (NAPI with GRO); net/core/gro.c dev_gro_receive; "
     "net/ipv4/tcp_offload.c tcp4_gro_receive/tcp4_gro_complete; net/ipv4/af_inet.c "
@@ -68,87 +60,76 @@ def tcp_train(bad: int | None = None) -> list[bytes]:
     out = []
     for i in range(N_SEGS):
         out.append(
-            F.tcp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, TPORT, F.payload(SEG, i),
-                         csum="bad" if i == bad else "good", seq=1000 + i * SEG, flags=0x10,
-                         ident=1 + i)
+            F.tcp4_frame(
+                T.MAC_A,
+                T.MAC_B,
+                T.IP_A,
+                T.IP_B,
+                SPORT,
+                TPORT,
+                F.payload(SEG, i),
+                csum="bad" if i == bad else "good",
+                seq=1000 + i * SEG,
+                flags=0x10,
+                ident=1 + i,
+            )
         )
     return out
 
 
-def gro_tcp(lab: Lab, gro: bool, bad: int | None = None, eligible: bool = True) -> Result:
+def gro_tcp(lab: Lab, frames: list[bytes], gro: bool, eligible: bool = True) -> Result:
+    """A burst of TCP segments a0 -> b0 (no socket: only checksums count)."""
     t = gro_topology(lab, eligible) if gro else T.veth(lab)
     rec = Recorder(lab)
     rec.capture(t.b, "b0")
     before = observe.snmp(t.b)
-    burst(Sender(lab, t.a, "a0"), tcp_train(bad))
+    burst(Sender(lab, t.a, "a0"), frames)
     rec.frames("b0", "in")
     rec.counters(before, t.b, ["Tcp:InCsumErrors", "Tcp:InErrs"])
     return rec.out
 
 
-@case("veth-gro-off-tcp4", "veth",
-      "rx-gro off (the 6.18 veth default): 4 in-order TCP segments arrive as 4 CHECKSUM_NONE "
-      "skbs", RULE_GRO)  # fmt: skip
-def gro_off(lab: Lab) -> Result:
-    return gro_tcp(lab, False)
-
-
-@case("veth-gro-on-tcp4", "veth",
-      "rx-gro on: the 4 segments merge into one skb: CHECKSUM_PARTIAL, gso tcpv4/1000, IP "
-      "tot_len and header checksum rewritten, TCP checksum = pseudo-header sum", RULE_GRO)
-def gro_on(lab: Lab) -> Result:  # fmt: skip
-    return gro_tcp(lab, True)
-
-
-@case("veth-gro-not-eligible", "veth",
-      "rx-gro on but the sending veth has TSO: veth_xmit bypasses NAPI (netif_rx), so no GRO: "
-      "4 CHECKSUM_NONE skbs", "drivers/net/veth.c veth_xmit/veth_skb_is_eligible_for_gro")
-def gro_not_eligible(lab: Lab) -> Result:  # fmt: skip
-    return gro_tcp(lab, True, eligible=False)
-
-
-@case("veth-gro-bad-csum", "veth",
-      "rx-gro on, segment 2 of 4 with a wrong TCP checksum: GRO's checksum validation fails, "
-      "that segment is not merged and the stack counts it", RULE_GRO)  # fmt: skip
-def gro_bad(lab: Lab) -> Result:
-    return gro_tcp(lab, True, bad=1)
-
-
-@case("veth-gro-udp4", "veth",
-      "rx-gro on, UDP to a plain socket (no UDP GRO): not merged; GRO verified the checksum, "
-      "so the skb arrives CHECKSUM_UNNECESSARY", "net/ipv4/udp_offload.c udp4_gro_receive")
-def gro_udp(lab: Lab) -> Result:  # fmt: skip
+def gro_udp(lab: Lab, frames: list[bytes]) -> Result:
+    """A burst of UDP datagrams a0 -> b0 (rx-gro on) to a plain UDP socket."""
     t = gro_topology(lab)
     rec = Recorder(lab)
     rec.capture(t.b, "b0")
     sock = udp_listener(lab, t.b, UPORT)
     before = observe.snmp(t.b)
-    burst(Sender(lab, t.a, "a0"), [
-        F.udp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, UPORT, F.payload(200, i),
-                     ident=1 + i) for i in range(2)])  # fmt: skip
+    burst(Sender(lab, t.a, "a0"), frames)
     rec.out["socket"] = f"{len(recv_all(sock))} datagram(s)"
     rec.frames("b0", "in")
     rec.counters(before, t.b, UDP_COUNTERS)
     return rec.out
 
 
-@case("veth-gro-udp4-bad-csum", "veth",
-      "rx-gro on, a UDP datagram with a wrong checksum: GRO's validation fails, the skb goes "
-      "up CHECKSUM_NONE and UDP drops it at recvmsg (Udp:InCsumErrors)",
-      "net/ipv4/udp_offload.c udp4_gro_receive; net/ipv4/udp.c")  # fmt: skip
-def gro_udp_bad(lab: Lab) -> Result:
-    t = gro_topology(lab)
-    rec = Recorder(lab)
-    rec.capture(t.b, "b0")
-    sock = udp_listener(lab, t.b, UPORT)
-    before = observe.snmp(t.b)
-    Sender(lab, t.a, "a0").send(
-        F.udp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, UPORT, F.payload(200), csum="bad")
-    )
-    rec.out["socket"] = f"{len(recv_all(sock))} datagram(s)"
-    rec.frames("b0", "in")
-    rec.counters(before, t.b, UDP_COUNTERS)
-    return rec.out
+def udp_train(n: int, bad: int | None = None) -> list[bytes]:
+    return [F.udp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, UPORT, F.payload(200, i),
+                         csum="bad" if i == bad else "good", ident=1 + i)
+            for i in range(n)]  # fmt: skip
 
 
-__all__ = ["TCP_COUNTERS"]
+path_case("veth-gro-off-tcp4", "veth",
+          "rx-gro off (the 6.18 veth default): 4 in-order TCP segments arrive as 4 "
+          "CHECKSUM_NONE skbs", RULE_GRO, gro_tcp, frames=tcp_train(), gro=False)  # fmt: skip
+path_case("veth-gro-on-tcp4", "veth",
+          "rx-gro on: the 4 segments merge into one skb: CHECKSUM_PARTIAL, gso tcpv4/1000, IP "
+          "tot_len and header checksum rewritten, TCP checksum = pseudo-header sum", RULE_GRO,
+          gro_tcp, frames=tcp_train(), gro=True)  # fmt: skip
+path_case("veth-gro-not-eligible", "veth",
+          "rx-gro on but the sending veth has TSO: veth_xmit bypasses NAPI (netif_rx), so no "
+          "GRO: 4 CHECKSUM_NONE skbs", "drivers/net/veth.c veth_xmit/veth_skb_is_eligible_for_gro",
+          gro_tcp, frames=tcp_train(), gro=True, eligible=False)  # fmt: skip
+path_case("veth-gro-bad-csum", "veth",
+          "rx-gro on, segment 2 of 4 with a wrong TCP checksum: GRO's checksum validation "
+          "fails, that segment is not merged and the stack counts it", RULE_GRO, gro_tcp,
+          frames=tcp_train(bad=1), gro=True)  # fmt: skip
+path_case("veth-gro-udp4", "veth",
+          "rx-gro on, UDP to a plain socket (no UDP GRO): not merged; GRO verified the checksum, "
+          "so the skb arrives CHECKSUM_UNNECESSARY", "net/ipv4/udp_offload.c udp4_gro_receive",
+          gro_udp, frames=udp_train(2))  # fmt: skip
+path_case("veth-gro-udp4-bad-csum", "veth",
+          "rx-gro on, a UDP datagram with a wrong checksum: GRO's validation fails, the skb goes "
+          "up CHECKSUM_NONE and UDP drops it at recvmsg (Udp:InCsumErrors)",
+          "net/ipv4/udp_offload.c udp4_gro_receive; net/ipv4/udp.c", gro_udp,
+          frames=udp_train(1, bad=0))  # fmt: skip

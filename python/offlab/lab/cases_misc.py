@@ -8,7 +8,7 @@ import shutil
 from . import ethtool
 from . import frames as F
 from . import topology as T
-from .case import Result, case
+from .case import Result, path_case
 from .nsutil import Lab, LabError, run
 from .traffic import TUN_F_CSUM, TUN_F_TSO4, TUN_F_TSO6, Sender, Tap
 
@@ -54,9 +54,9 @@ for _kind, _src in (
     ("tap", "drivers/net/tun.c tun_set_iff / set_offload (TUNSETOFFLOAD 0)"),
     ("tap-offloads", "drivers/net/tun.c set_offload (TUN_F_CSUM|TSO4|TSO6)"),
 ):
-    case(f"features-{_kind}", "features",
-         f"default features of a fresh {_kind} device (ethtool -k) against DeviceFeatures",
-         RULE_FEAT + _src)(lambda lab, kind=_kind: features_result(lab, kind))  # fmt: skip
+    path_case(f"features-{_kind}", "features",
+              f"default features of a fresh {_kind} device (ethtool -k) against DeviceFeatures",
+              RULE_FEAT + _src, features_result, kind=_kind)  # fmt: skip
 
 
 NFT_RULES = """table inet olab {
@@ -69,11 +69,9 @@ NFT_RULES = """table inet olab {
 """
 
 
-@case("conntrack-bad-tcp-csum", "conntrack",
-      "nf_conntrack in PRE_ROUTING verifies the TCP checksum (nf_conntrack_checksum=1): a "
-      "bad-checksum SYN is INVALID, a good one NEW",
-      "net/netfilter/nf_conntrack_proto_tcp.c tcp_error / nf_checksum", needs=("nft",))
-def conntrack_bad(lab: Lab) -> Result:  # fmt: skip
+def conntrack_pre_routing(lab: Lab, frames: list[bytes]) -> Result:
+    """Frames a0 -> b0 through an nftables prerouting chain (after conntrack)
+    that counts `ct state invalid` and `ct state new` for TCP port 5001."""
     if shutil.which("nft") is None:
         raise LabError("nft (nftables) is not installed")
     t = T.veth(lab)
@@ -82,9 +80,8 @@ def conntrack_bad(lab: Lab) -> Result:  # fmt: skip
         f.write(NFT_RULES)
     run(["ip", "netns", "exec", t.b.name, "nft", "-f", path])
     s = Sender(lab, t.a, "a0")
-    for csum, sport in (("bad", 4000), ("good", 4001)):
-        s.send(F.tcp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, sport, 5001, b"", csum=csum,
-                            flags=0x02))  # fmt: skip
+    for fr in frames:
+        s.send(fr)
     listing = run(["ip", "netns", "exec", t.b.name, "nft", "list", "chain", "inet", "olab", "pre"])
     out: Result = {}
     for line in listing.stdout.splitlines():
@@ -92,3 +89,14 @@ def conntrack_bad(lab: Lab) -> Result:  # fmt: skip
             state = line.split("ct state", 1)[1].split()[0]
             out[f"ct state {state} packets"] = line.split("packets", 1)[1].split()[0]
     return out
+
+
+def syn(csum: str, sport: int) -> bytes:
+    return F.tcp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, sport, 5001, b"", csum=csum, flags=0x02)
+
+
+path_case("conntrack-bad-tcp-csum", "conntrack",
+          "nf_conntrack in PRE_ROUTING verifies the TCP checksum (nf_conntrack_checksum=1): a "
+          "bad-checksum SYN is INVALID, a good one NEW",
+          "net/netfilter/nf_conntrack_proto_tcp.c tcp_error / nf_checksum", conntrack_pre_routing,
+          needs=("nft",), frames=[syn("bad", 4000), syn("good", 4001)])  # fmt: skip

@@ -13,9 +13,13 @@ import sys
 from dataclasses import dataclass, field
 
 from .case import Case, ModelMissing, Result
+from .model import Refused
 from .nsutil import Lab, LabError, LabInterrupted, capability_problem, guard_signals, reap_stale
 
 AGREE, DISAGREE, AWAIT, SKIP, ERROR = "agree", "DISAGREE", "await-model", "skip", "ERROR"
+# A difference between the running kernel and the model run for another
+# kernel (--kernel): expected, not a failure.
+VERSION_DIFF = "version difference"
 
 
 class LabUsageError(Exception):
@@ -82,13 +86,42 @@ def select(registry: dict[str, Case], names: list[str]) -> list[Case]:
 
 def compare(case: Case, obs: Result, pred: Result) -> list[str]:
     """Keys whose values differ. A features case compares the features the
-    model knows (the prediction's keys); every other case compares all keys."""
-    keys = list(pred) if case.topology == "features" else list(dict.fromkeys([*obs, *pred]))
-    return [
-        f"{k}: kernel {obs.get(k, '<absent>')!s} / model {pred.get(k, '<absent>')!s}"
-        for k in keys
-        if obs.get(k) != pred.get(k)
-    ]
+    model knows (the prediction's keys), and a feature the running kernel has
+    no name for (e.g. tx-lockless, a flag since 6.12) can only be off; every
+    other case compares all keys."""
+    if case.topology == "features":
+        keys = list(pred)
+        obs = {**{k: "off" for k in pred if k not in obs}, **obs}
+    else:
+        keys = list(dict.fromkeys([*obs, *pred]))
+    return [difference(k, obs.get(k), pred.get(k)) for k in keys if obs.get(k) != pred.get(k)]
+
+
+def difference(key: str, kernel: str | None, model: str | None) -> str:
+    """One differing value; for frames the skb states and the first
+    differing byte, so the line stays short."""
+    kp, mp = (kernel or "").split(" | "), (model or "").split(" | ")
+    if len(kp) == 3 and len(mp) == 3:
+        head = f"{key}: kernel {kp[0]} [{kp[1]}] / model {mp[0]} [{mp[1]}]"
+        if kp[2] == mp[2]:
+            return head + ", same bytes"
+        a, b = bytes.fromhex(kp[2]), bytes.fromhex(mp[2])
+        at = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+        return (f"{head}, bytes differ at {at} (len {len(a)} / {len(b)}): "
+                f"{a[at:at + 8].hex()} / {b[at:at + 8].hex()}")  # fmt: skip
+    return f"{key}: kernel {short(kernel)} / model {short(model)}"
+
+
+def short(v: str | None) -> str:
+    if v is None:
+        return "<absent>"
+    p = v.split(" | ")
+    return f"{p[0]} [{p[1]}] {len(p[2]) // 2} bytes" if len(p) == 3 else v
+
+
+def same_kernel(kv: object) -> bool:
+    """Whether the model version is the running kernel's (major.minor)."""
+    return str(kv) == running_kernel()
 
 
 def run_case(case: Case, kv: object) -> Outcome:
@@ -111,8 +144,20 @@ def run_case(case: Case, kv: object) -> Outcome:
     except ModelMissing as e:
         out.detail = f"awaiting {e}"
         return out
+    except Refused as e:
+        # The model rejects an input the kernel took: a disagreement.
+        out.prediction = {"model": f"refused: {e}"}
+    except Exception as e:  # a binding raised: the prediction itself failed
+        out.verdict, out.detail = ERROR, f"prediction failed: {type(e).__name__}: {e}"
+        return out
     out.diff = compare(case, out.observation, out.prediction)
-    out.verdict = DISAGREE if out.diff else AGREE
+    if not out.diff:
+        out.verdict = AGREE
+    elif same_kernel(kv):
+        out.verdict = DISAGREE
+    else:
+        out.verdict = VERSION_DIFF
+        out.detail = f"model for {kv}, kernel {running_kernel()}"
     return out
 
 
@@ -147,7 +192,7 @@ def table(outcomes: list[Outcome]) -> str:
         lines.append(f"{o.case.name:<{w}}  {obs[:44]:<44}  {pred[:30]:<30}  {o.verdict}")
         for d in o.diff[:6]:
             lines.append(f"{'':<{w}}    ! {d[:160]}")
-        if o.verdict in (ERROR, SKIP):
+        if o.verdict in (ERROR, SKIP, VERSION_DIFF):
             lines.append(f"{'':<{w}}    ! {o.detail}")
     return "\n".join(lines)
 
@@ -182,9 +227,10 @@ def run(args: argparse.Namespace) -> int:
                 o = outcomes[-1]
                 for k, v in o.observation.items():
                     print(f"  {c.name} {k} = {v}", file=sys.stderr)
-    print(f"kernel {platform.release()}, model {kv}")
+    note = "" if same_kernel(kv) else " (differences are version differences, not failures)"
+    print(f"kernel {platform.release()}, model {kv}{note}")
     print(table(outcomes))
-    verdicts = (AGREE, DISAGREE, AWAIT, SKIP, ERROR)
+    verdicts = (AGREE, DISAGREE, VERSION_DIFF, AWAIT, SKIP, ERROR)
     counts = {v: sum(o.verdict == v for o in outcomes) for v in verdicts}
     print(", ".join(f"{n} {v}" for v, n in counts.items() if n))
     if args.json:

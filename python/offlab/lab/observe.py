@@ -168,7 +168,7 @@ def snmp(ns: Netns) -> dict[str, int]:
             name = parts[0]
             for group in ("Icmp6", "Udp6", "UdpLite6", "Ip6"):
                 if name.startswith(group):
-                    out[f"{group}:{name[len(group):]}"] = int(parts[1])
+                    out[f"{group}:{name[len(group) :]}"] = int(parts[1])
                     break
     return out
 

@@ -1,20 +1,18 @@
-"""Prediction glue: each case's path through the kernel, composed from the
-kernel model's bindings (offlab._core.kernel). A path step whose binding is
-not there yet raises ModelMissing naming it (and the helper writing it), so
+"""Prediction glue: each case's path through the kernel, composed of the
+kernel model's calls (model.py) with the inputs the case ran with. The
+per-topology compositions are in predict_veth.py, predict_tap.py,
+predict_vxlan.py and predict_misc.py; this module holds the steps they share
+and attaches a prediction to every registered case.
+
+A step whose binding is not there yet raises ModelMissing naming it, so
 `offlab lab` reports the case as await-model instead of guessing.
 
-Bindings each family needs (names as the helpers' binding files list them;
-adjust here when they land):
-  features-*   default_features(kind) -> DeviceFeatures           (helper P)
-  veth, tap    packet_snd(frame, vnet_hdr|None) -> SkBuff,
-               tun_get_user(frame, vnet_hdr) -> SkBuff,
-               virtio_net_hdr_from_skb(skb) -> (flags, gso_type, hdr_len, gso_size,
-               csum_start, csum_offset), veth_xmit(skb, rx_features) (helper P);
-               validate_xmit_skb(skb, DeviceFeatures) -> list[SkBuff]  (helper X);
-               stack_receive(skb) -> dict counter name -> delta      (helper V)
-  GRO          gro_receive(list[SkBuff], features) -> list[SkBuff]  (helper G)
-  VXLAN        vxlan_xmit(skb, options) / vxlan_rcv(skb, options)   (helpers V, G)
-  conntrack    nf_conntrack_in(skb) -> "new" | "invalid" | ...      (helper K)
+The order of the steps is the kernel's (torvalds/linux v6.18; "v6.18.19" is
+the stable tree 6952350/linux-6.18.y at f3fce0151d48, the same networking
+code): __dev_queue_xmit calls validate_xmit_skb before dev_hard_start_xmit,
+whose xmit_one hands each resulting skb to the packet taps
+(dev_queue_xmit_nit) and then to the driver (net/core/dev.c). A receiving
+device's taps see the skb in __netif_receive_skb_core, after GRO.
 """
 
 from __future__ import annotations
@@ -22,96 +20,99 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import model as M
 from .case import REGISTRY, ModelMissing, Result
-from .observe import VnetHdr
 
-HELPER = {
-    "default_features": "P",
-    "packet_snd": "P",
-    "tun_get_user": "P",
-    "virtio_net_hdr_from_skb": "P",
-    "veth_xmit": "P",
-    "validate_xmit_skb": "X",
-    "stack_receive": "V",
-    "gro_receive": "G",
-    "vxlan_xmit": "V",
-    "vxlan_rcv": "V",
-    "nf_conntrack_in": "K",
-}
+Predictor = Callable[..., Result]
+PREDICTORS: dict[Callable[..., Result], Predictor] = {}
 
 
-def kernel_module() -> Any:
-    try:
-        from offlab import _core
+def predicts(path: Callable[..., Result]) -> Callable[[Predictor], Predictor]:
+    """Registers the model composition for a case path (same keyword inputs,
+    the kernel version first instead of the lab)."""
 
-        return _core.kernel
-    except (ImportError, AttributeError):
-        raise ModelMissing("offlab._core.kernel (the package is not built)") from None
+    def deco(fn: Predictor) -> Predictor:
+        PREDICTORS[path] = fn
+        return fn
 
-
-def need(*names: str) -> list[Callable[..., Any]]:
-    k = kernel_module()
-    missing = [n for n in names if not hasattr(k, n)]
-    if missing:
-        raise ModelMissing(
-            ", ".join(f"kernel.{n} (helper {HELPER.get(n, '?')})" for n in missing)
-        )
-    return [getattr(k, n) for n in names]
+    return deco
 
 
-def vnet_summary(skb: Any) -> str:
-    """The same text the lab prints for a captured vnet header."""
-    (from_skb,) = need("virtio_net_hdr_from_skb")
-    return VnetHdr(*from_skb(skb)).summary()
+def veth_uses_napi(tx: Any, rx: Any) -> bool:
+    """Whether veth_xmit hands the skb to the peer's NAPI (and so GRO) or to
+    netif_rx (v6.18.19 drivers/net/veth.c:373-374 veth_xmit, :338-345
+    veth_skb_is_eligible_for_gro): the peer has a NAPI instance (rx-gro on
+    or XDP, veth_set_features), and the sending device has no TSO feature
+    (NETIF_F_ALL_TSO), or the skb is a local socket's and the peer has
+    rx-gro-list or rx-udp-gro-forwarding. Only the first alternative occurs
+    in the lab (its peers have neither of those). Kept here because the
+    model's veth_xmit (devices.cc, helper P) does not return it."""
+    tso = ("tx-tcp-segmentation", "tx-tcp6-segmentation", "tx-tcp-ecn-segmentation",
+           "tx-tcp-mangleid-segmentation")  # fmt: skip
+    return M.has(rx, "rx-gro") and not M.has(tx, *tso)
 
 
-def predict_features(kind: str, dev: str) -> Result:
-    (default_features,) = need("default_features")
-    k = kernel_module()
-    known = set(k.feature_names((1 << 26) - 1))
-    on = set(k.feature_names(default_features(kind).features))
-    return {f"{dev} {name}": "on" if name in on else "off" for name in sorted(known)}
+def veth_link(kv: Any, skbs: list[Any], tx: Any, rx: Any, gro: Any = None
+              ) -> tuple[list[Any], list[Any]]:  # fmt: skip
+    """dev_queue_xmit on one veth end for each skb: validate_xmit_skb with
+    the sender's features, the taps see the result (returned first), then
+    veth_xmit to the peer, whose receive goes through GRO (a GroConfig,
+    when veth uses its NAPI) or netif_rx. Returns (sent, received)."""
+    sent: list[Any] = []
+    for skb in skbs:
+        sent += M.dev_xmit(skb, tx, kv)
+    arrived = [M.veth_xmit(s.copy(), rx, kv) for s in sent]
+    if gro is None or not veth_uses_napi(tx, rx):
+        return sent, arrived
+    return sent, gro_receive(gro, arrived)
 
 
-def _bind_features() -> None:
-    for kind, dev in (("veth", "v0"), ("vxlan", "x0"), ("bridge", "br0"), ("tap", "t0"),
-                      ("tap-offloads", "t0")):  # fmt: skip
-        name = f"features-{kind}"
-        if name in REGISTRY:
-            REGISTRY[name].predict = lambda kv, kind=kind, dev=dev: predict_features(kind, dev)
+def gro_receive(config: Any, skbs: list[Any]) -> list[Any]:
+    """napi_gro_receive of each skb on one NAPI instance, then its flush.
+    The lab sends a burst within one jiffy to a device with
+    gro_flush_timeout set, so the poll ends keep the held packets and one
+    timer flush completes them all (net/core/dev.c napi_complete_done)."""
+    cell = M.fn("GroCell")(config)
+    for s in skbs:
+        cell.receive(s.copy())
+    return list(cell.flush())
 
 
-FAMILY_NEEDS = {
-    "veth": ("packet_snd", "veth_xmit", "validate_xmit_skb", "virtio_net_hdr_from_skb",
-             "stack_receive"),
-    "gro": ("packet_snd", "veth_xmit", "gro_receive", "virtio_net_hdr_from_skb", "stack_receive"),
-    "tap": ("tun_get_user", "validate_xmit_skb", "veth_xmit", "virtio_net_hdr_from_skb",
-            "stack_receive"),
-    "vxlan": ("packet_snd", "vxlan_xmit", "veth_xmit", "vxlan_rcv", "virtio_net_hdr_from_skb",
-              "stack_receive"),
-    "conntrack": ("packet_snd", "nf_conntrack_in"),
-}
+def gro_config(kv: Any, dev: Any, **kw: Any) -> Any:
+    return M.fn("GroConfig")(kv=kv, features=dev.features, **kw)
 
 
-def family(name: str, topology: str) -> str:
-    if "gro" in name and topology == "veth":
-        return "gro"
-    return {"vxlan6": "vxlan", "features": "features"}.get(topology, topology)
+def captured(point: str, skbs: list[Any], outgoing: bool, tunnel: bool = False) -> Result:
+    """The Recorder.frames keys for the skbs a capture point sees."""
+    from .case import frame_text, normalize_ipv4_id
+
+    out = {f"{point}.count": str(len(skbs))}
+    for i, skb in enumerate(skbs):
+        vnet, aux, data = M.seen(skb, outgoing)
+        out[f"{point}[{i}]"] = frame_text(vnet, aux, normalize_ipv4_id(data) if tunnel else data)
+    return out
 
 
-def _awaiting(needs: tuple[str, ...]) -> Callable[[object], Result]:
+def _attach(c: Any) -> None:
+    if c.path is None:
+        return
+    fn = PREDICTORS.get(c.path)
+    if fn is None:
+        c.predict = _missing(f"prediction glue for path {c.path.__name__}")
+        return
+    c.predict = lambda kv, fn=fn, inputs=c.inputs: fn(kv, **inputs)
+
+
+def _missing(what: str) -> Callable[[object], Result]:
     def predict(kv: object) -> Result:
-        need(*needs)
-        # All bindings present: the composition for this family is still to
-        # be written against their final signatures.
-        raise ModelMissing("prediction glue for this path (bindings now present)")
+        raise ModelMissing(what)
 
     return predict
 
 
 def bind_all() -> None:
     """Attaches a prediction to every registered case."""
-    _bind_features()
+    from . import predict_misc, predict_tap, predict_veth, predict_vxlan  # noqa: F401
+
     for c in REGISTRY.values():
-        if c.predict is None:
-            c.predict = _awaiting(FAMILY_NEEDS.get(family(c.name, c.topology), ()))
+        _attach(c)

@@ -27,6 +27,23 @@ OV_A, OV_B = "192.168.0.1", "192.168.0.2"
 VNI = 42
 VXLAN_SRC_PORT = 40000
 
+# `ethtool -K` option sets the cases use. Checksum off lists the TSO features
+# with it: netdev_fix_features would drop them anyway ("Dropping TSO features
+# since no CSUM feature"), and naming them keeps what the device ends up with
+# exactly what the model is given (set_features checks every one took).
+GRO_ON = {"rx-gro": True}
+NO_TSO = {
+    f: False
+    for f in (
+        "tx-tcp-segmentation",
+        "tx-tcp-ecn-segmentation",
+        "tx-tcp-mangleid-segmentation",
+        "tx-tcp6-segmentation",
+        "tx-tcp-accecn-segmentation",
+    )
+}
+NO_CSUM = {"tx-checksum-ip-generic": False, **NO_TSO}
+
 
 @dataclass
 class Topo:
