@@ -7,13 +7,16 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import offlab
 
 from .counterexample import replay, write_pcapng
 from .extract import VNET_DRIVERS, Config, TooCoarse, extract, extract_send
 from .gre import gre_counterexample
+from .kernel.properties import KERNEL_PROPERTIES
+from .kernel.report import kernel_report, kernel_view_of
+from .kernel.run import verify_kernel, write_counterexamples
 from .lemmas import prove_lemmas
 from .properties import PROPERTIES
 from .prove import Result, prove_all
@@ -35,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="verify-out", help="directory for counterexample pcapng files")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per proof")
     p.add_argument("--no-lemmas", action="store_true", help="skip the byte-level lemmas")
+    p.add_argument(
+        "--no-kernel", action="store_true", help="skip the Linux kernel model's properties"
+    )
 
 
 def _profiles(names: list[str] | None) -> list[offlab.NicProfile]:
@@ -63,6 +69,8 @@ class Report:
     counterexamples: list[str]
     seconds: float
     ok: bool
+    kernel_results: list[Result] = field(default_factory=list)
+    kernel_coverage: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -80,6 +88,17 @@ class Report:
             "lemmas": [asdict(lm) for lm in self.lemmas],
             "gre_checksum": "FAILED" if self.gre_failed else "PROVED-CONCRETE",
             "counterexamples": self.counterexamples,
+            "kernel": {
+                "coverage": self.kernel_coverage,
+                "results": [
+                    {
+                        **{k: v for k, v in asdict(r).items() if k not in ("trace", "invariant")},
+                        "hazards": r.invariant.split(",") if r.verdict == "HAZARD" else [],
+                        "trace": [op for op, _ in r.trace],
+                    }
+                    for r in self.kernel_results
+                ],
+            },
         }
 
 
@@ -90,6 +109,7 @@ def verify(
     out: str = "verify-out",
     timeout: float = 20.0,
     lemmas: bool = True,
+    kernel: bool = True,
 ) -> Report:
     """Proves every property for every profile; FAILED ones write their
     counterexample pcapng to `out`. Raises OfflabError for a bad profile or
@@ -151,6 +171,27 @@ def verify(
     ok = all(r.verdict == "PROVED" for r in results if r.property in gate) and all(
         lm.verdict == "PROVED" for lm in proved_lemmas
     )
+    kres: list[Result] = []
+    kcov: list[dict] = []
+    if kernel:
+        kprofs = [p.name for p in profs if kernel_view_of(p)]
+        if kprofs:
+            kres, kex, kerr = verify_kernel(kprofs, timeout_ms=int(timeout * 1000))
+            if kerr:
+                raise TooCoarse(kerr[0])
+            kcov = [
+                {
+                    "profile": ex.profile,
+                    "config": ex.config.name,
+                    "initial_states": len(ex.init),
+                    "states": len(ex.states()),
+                    "transitions": len(ex.trans),
+                }
+                for ex in kex
+            ]
+            written.extend(write_counterexamples(kres, kex, out))
+            kgate = {p.key for p in KERNEL_PROPERTIES if p.gate}
+            ok = ok and all(r.verdict in ("PROVED", "HAZARD") for r in kres if r.property in kgate)
     return Report(
         [p.name for p in profs],
         list(inject),
@@ -161,13 +202,21 @@ def verify(
         written,
         time.perf_counter() - t_start,
         ok,
+        kres,
+        kcov,
     )
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         rep = verify(
-            args.profile, args.inject, args.csum, args.out, args.timeout, not args.no_lemmas
+            args.profile,
+            args.inject,
+            args.csum,
+            args.out,
+            args.timeout,
+            not args.no_lemmas,
+            not args.no_kernel,
         )
     except TooCoarse as e:
         print(f"offlab verify: error: abstraction too coarse: {e}", file=sys.stderr)
@@ -185,6 +234,9 @@ def run(args: argparse.Namespace) -> int:
             rep.seconds,
             rep.faults,
         )
+        if rep.kernel_results:
+            print()
+            print(kernel_report(rep.kernel_results, rep.kernel_coverage))
     return 0 if rep.ok else 1
 
 

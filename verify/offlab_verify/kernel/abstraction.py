@@ -61,7 +61,8 @@ class KState:
         return (
             f"{s}{' gso' if self.gso else ''}{' encap' if self.encapsulation else ''}"
             f"{' vxlan' if self.encap else ''}{' rco' if self.rco else ''}"
-            f" ok(ip={self.ok_ip_o}/{self.ok_ip_i} l4={self.ok_l4_o}/{self.ok_l4_i} sum={self.sum_ok})"
+            f" ok(ip={self.ok_ip_o}/{self.ok_ip_i} l4={self.ok_l4_o}/{self.ok_l4_i}"
+            f" sum={self.sum_ok})"
         )
 
 

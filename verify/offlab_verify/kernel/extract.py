@@ -5,6 +5,7 @@ abstraction is too coarse and extraction stops rather than pick one."""
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -86,6 +87,12 @@ def _local_partial(spec: Spec, payload: bytes, gso_size: int) -> k.SkBuff:
     return skb
 
 
+@functools.cache
+def _profile(name: str) -> offlab.NicProfile:
+    """Parsed once: a profile name passed to the core is parsed on every call."""
+    return offlab.builtin_profile(name)
+
+
 def initial(cfg: Config, profile: str) -> dict[KState, list[Witness]]:
     """Packets entering the kernel: every witness frame received by the
     profile's driver, and local/guest packets with a partial checksum (and
@@ -104,10 +111,11 @@ def initial(cfg: Config, profile: str) -> dict[KState, list[Witness]]:
         if len(ws) < WITNESSES_PER_STATE:
             ws.append(Witness(skb, [], (), origin))
 
+    nic = _profile(profile)
     for spec in specs():
         for payload in PAYLOADS:
             raw = frame(spec, payload)
-            res, _ctr = k.driver_receive(raw, profile, cfg.kv)
+            res, _ctr = k.driver_receive(raw, nic, cfg.kv)
             if not res.dropped:
                 add(res.skb, _ghost(spec), raw)
     for spec in specs():
@@ -123,7 +131,7 @@ def initial(cfg: Config, profile: str) -> dict[KState, list[Witness]]:
 
 def _apply(op: str, w: Witness, s: KState, cfg: Config, ops: dict) -> Step:
     if op.startswith("rx:"):
-        res, _ctr = k.driver_receive(w.frames[0], op[3:], cfg.kv)
+        res, _ctr = k.driver_receive(w.frames[0], _profile(op[3:]), cfg.kv)
         from .abstraction import DROPPED, ended
 
         if res.dropped:
@@ -146,14 +154,19 @@ def extract(cfg: Config, profile: str) -> Extraction:
     ex.witnesses = initial(cfg, profile)
     ex.init = set(ex.witnesses)
     queue = deque(ex.init)
-    seen = set(ex.init)
+    checked: dict[KState, int] = {}  # witnesses of a state already run through every op
     while queue:
         s = queue.popleft()
+        ws = ex.witnesses[s]
+        start = checked.get(s, 0)
+        if start >= len(ws):
+            continue
+        checked[s] = len(ws)
         for op in names:
             if not enabled(op, s) or (op.startswith("rx:") and s.phase != 1):
                 continue
             results: list[tuple[KState, Witness]] = []
-            for w in ex.witnesses[s]:
+            for w in ws[start:]:
                 if op.startswith("rx:") and len(w.frames) != 1:
                     continue  # a TSO burst re-enters frame by frame: not one state
                 obj, t = _apply(op, w, s, cfg, ops)
@@ -165,20 +178,20 @@ def extract(cfg: Config, profile: str) -> Extraction:
             if not results:
                 continue
             targets = {t for t, _ in results}
+            known = ex.trans.get((s, op))
+            if known is not None:
+                targets.add(known)
             if len(targets) > 1:
                 lines = "\n  ".join(f"{t.describe()} via {w.ops}" for t, w in results)
                 raise TooCoarse(f"{op} from {s.describe()} ({cfg.name}, {profile}):\n  {lines}")
             t = results[0][0]
             ex.trans[(s, op)] = t
-            if t not in seen:
-                seen.add(t)
-                ex.witnesses[t] = [w for _, w in results][:WITNESSES_PER_STATE]
-                queue.append(t)
-            elif len(ex.witnesses[t]) < WITNESSES_PER_STATE:
-                # Another way into a known state: its witnesses join, and the
-                # state's transitions are checked again with them.
-                room = WITNESSES_PER_STATE - len(ex.witnesses[t])
-                ex.witnesses[t].extend(w for _, w in results[:room])
+            have = ex.witnesses.setdefault(t, [])
+            room = WITNESSES_PER_STATE - len(have)
+            if room > 0:
+                # A new state, or another way into a known one: the new
+                # witnesses are run through every operation too.
+                have.extend(w for _, w in results[:room])
                 queue.append(t)
     return ex
 

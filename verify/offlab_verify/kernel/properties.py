@@ -8,11 +8,11 @@ from ..properties import Property, Vars
 from .abstraction import DELIVERED, STACK, WIRE
 
 
-def _orig(v: Vars, inner: str, outer: str):  # noqa: ANN202 - z3 or int
+def _orig(v: Vars, inner: str, outer: str):
     return base.L.If(v["encap"] == 1, v[inner], v[outer])
 
 
-def _k1(v: Vars):  # noqa: ANN202
+def _k1(v: Vars):
     L = base.L
     wire = v["phase"] == WIRE
     return L.Or(
@@ -26,7 +26,7 @@ def _k1(v: Vars):  # noqa: ANN202
     )
 
 
-def _k2(v: Vars):  # noqa: ANN202
+def _k2(v: Vars):
     L = base.L
     wire = v["phase"] == WIRE
     return L.Or(
@@ -37,7 +37,7 @@ def _k2(v: Vars):  # noqa: ANN202
     )
 
 
-def _k3(v: Vars):  # noqa: ANN202
+def _k3(v: Vars):
     L = base.L
     return L.Or(
         v["v_trust"] == 1,
@@ -46,7 +46,7 @@ def _k3(v: Vars):  # noqa: ANN202
     )
 
 
-def _truthful(f):  # noqa: ANN001, ANN202
+def _truthful(f):  # noqa: ANN001
     """Under the assumption that the receiving driver reported only what it
     checked (K0 reports where it did not)."""
     return lambda v: base.L.And(v["g_hw"] == 0, f(v))
