@@ -5,18 +5,20 @@ witness)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 
 from offlab import trace as trace_format
 from offlab._core import kernel as k
 
-from ..prove import Result, prove_all
+from ..prove import Result
 from .abstraction import KState
 from .extract import Extraction, TooCoarse, extract, kernel_profiles
 from .hazards import applicable, without
 from .ops import Config
 from .properties import KERNEL_PROPERTIES
+from .prove import prove_kernel
 
 # The kernels the seed setups ran and the lab's; the VXLAN options that change
 # checksum behaviour (outer UDP checksum, remote checksum offload).
@@ -39,7 +41,8 @@ def verify_kernel(
     results: list[Result] = []
     extractions: list[Extraction] = []
     errors: list[str] = []
-    for profile in profiles or kernel_profiles():
+    same = _same_drivers(profiles or kernel_profiles())
+    for profile, twins in same.items():
         for cfg in configs:
             try:
                 ex = extract(cfg, profile)
@@ -47,7 +50,7 @@ def verify_kernel(
                 errors.append(f"abstraction too coarse: {e}")
                 continue
             extractions.append(ex)
-            got = prove_all(ex.init, ex.trans, KERNEL_PROPERTIES, profile, cfg.name, timeout_ms)
+            got = prove_kernel(ex.init, ex.trans, KERNEL_PROPERTIES, profile, cfg.name)
             pairs = zip(KERNEL_PROPERTIES, got, strict=True)
             failed = [p for p, r in pairs if r.verdict == "FAILED"]
             hazards = applicable(cfg.kv)
@@ -55,7 +58,7 @@ def verify_kernel(
                 # A failure counts as the kernel's documented hazard only if the
                 # property is proved once the hazard's transitions are gone.
                 edges = without(ex.trans, hazards)
-                again = prove_all(ex.init, edges, tuple(failed), profile, cfg.name, timeout_ms)
+                again = prove_kernel(ex.init, edges, tuple(failed), profile, cfg.name)
                 for p, r2 in zip(failed, again, strict=True):
                     if r2.verdict == "PROVED":
                         r = next(r for r in got if r.property == p.key)
@@ -64,7 +67,30 @@ def verify_kernel(
                         r.verdict = "HAZARD"
                         r.invariant = ",".join(hit) or ",".join(h.key for h in hazards)
             results.extend(got)
+            # Profiles whose Linux driver view is identical have the same
+            # relation (the profile only enters through its kernel view).
+            for twin in twins:
+                results.extend(dataclasses.replace(r, profile=twin) for r in got)
+                extractions.append(dataclasses.replace(ex, profile=twin))
     return results, extractions, errors
+
+
+def _same_drivers(profiles: list[str]) -> dict[str, list[str]]:
+    """Each profile whose kernel view (driver, features, receive checksum
+    rules, quirks) another earlier one already has is that one's twin."""
+    groups: dict[str, list[str]] = {}
+    seen: dict[tuple, str] = {}
+    for name in profiles:
+        v = k.kernel_view(name)
+        key = (v.driver, tuple(v.features), tuple(v.hw_enc_features), v.rx_csum,
+               v.tunnel_csum_level, tuple(v.tunnels), v.rx_page_frags, v.csum_err_stat,
+               tuple(sorted(v.quirks.items())))  # fmt: skip
+        if key in seen:
+            groups[seen[key]].append(name)
+        else:
+            seen[key] = name
+            groups[name] = []
+    return groups
 
 
 def _trace_edges(trace: list[tuple[str, KState]]) -> list[tuple[KState, str]]:
@@ -80,9 +106,11 @@ def counterexample_records(ex: Extraction, trace: list[tuple[str, KState]]) -> l
 
     first = trace[0][1]
     w = ex.witnesses[first][0]
-    dev = k.kernel_device_features(ex.profile)
     ops = dict(GENERIC_OPS)
-    ops[f"xmit:{ex.profile}"] = op_xmit(Device(ex.profile, dev.features, dev.hw_enc_features))
+    for op, _ in trace:
+        if op.startswith("xmit:"):
+            dev = k.kernel_device_features(op[5:])
+            ops[op] = op_xmit(Device(op[5:], dev.features, dev.hw_enc_features))
     recs = []
     if w.origin:
         recs.append(trace_format.Record(w.origin, {"op": "receive", "role": "step"}))
