@@ -21,6 +21,7 @@ from . import topology as T
 from .case import Recorder, Result, path_case
 from .cases_veth import SPORT, TPORT, UDP_COUNTERS, UPORT
 from .nsutil import Lab, run
+from .observe import VnetHdr
 from .traffic import Sender, recv_all, udp_listener
 
 SEG = 1000
@@ -28,23 +29,27 @@ N_SEGS = 4
 GRO_ON, NO_TSO = T.GRO_ON, T.NO_TSO
 CLOCK_MONOTONIC_COARSE = 6  # not exported by Python 3.11's time module
 FLUSH_TIMEOUT_NS = 2_000_000
+SETTLE_S = 0.05  # 25 flush timeouts
 
 
-def gro_topology(lab: Lab, eligible: bool = True) -> T.Topo:
+def gro_topology(lab: Lab, eligible: bool = True, v6: bool = False) -> T.Topo:
     """veth with rx-gro on at b0; `eligible`: a0 without TSO, so veth uses NAPI."""
-    t = T.veth(lab, a_features=NO_TSO if eligible else None, b_features=GRO_ON)
+    t = T.veth(lab, ipv6=v6, a_features=NO_TSO if eligible else None, b_features=GRO_ON)
     run(["ip", "netns", "exec", t.b.name, "sh", "-c",
          f"echo {FLUSH_TIMEOUT_NS} > /sys/class/net/b0/gro_flush_timeout"])  # fmt: skip
     return t
 
 
-def burst(s: Sender, frames: list[bytes]) -> None:
-    """Sends the frames right after a timer tick (see the module comment)."""
+def burst(s: Sender, frames: list[bytes], hdr: VnetHdr | None = None) -> None:
+    """Sends the frames right after a timer tick (see the module comment),
+    then waits well past the flush timer, so everything held has been handed
+    up before the case reads its captures and counters."""
     t0 = time.clock_gettime(CLOCK_MONOTONIC_COARSE)
     while time.clock_gettime(CLOCK_MONOTONIC_COARSE) == t0:
         pass
     for fr in frames:
-        s.send(fr)
+        s.send(fr, hdr)
+    time.sleep(SETTLE_S)
 
 
 RULE_GRO = (
@@ -54,32 +59,30 @@ RULE_GRO = (
 )
 
 
-def tcp_train(bad: int | None = None) -> list[bytes]:
-    """N_SEGS in-order ACK segments of one flow, IP ids 1.., DF; segment
-    `bad` (if any) with a wrong TCP checksum."""
+def tcp_train(bad: int | None = None, ident: int | None = None, df: bool = True,
+              psh: int | None = None, v6: bool = False) -> list[bytes]:  # fmt: skip
+    """N_SEGS in-order ACK segments of one flow, IPv4 ids 1.. (or all
+    `ident`), DF unless `df` is False; segment `bad` (if any) with a wrong TCP
+    checksum, segment `psh` with PSH set."""
     out = []
     for i in range(N_SEGS):
-        out.append(
-            F.tcp4_frame(
-                T.MAC_A,
-                T.MAC_B,
-                T.IP_A,
-                T.IP_B,
-                SPORT,
-                TPORT,
-                F.payload(SEG, i),
-                csum="bad" if i == bad else "good",
-                seq=1000 + i * SEG,
-                flags=0x10,
-                ident=1 + i,
-            )
-        )
+        csum = "bad" if i == bad else "good"
+        flags = 0x18 if i == psh else 0x10
+        data, seq = F.payload(SEG, i), 1000 + i * SEG
+        if v6:
+            out.append(F.tcp6_frame(T.MAC_A, T.MAC_B, T.IP6_A, T.IP6_B, SPORT, TPORT, data,
+                                    csum=csum, seq=seq, flags=flags))  # fmt: skip
+            continue
+        out.append(F.tcp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, TPORT, data, csum=csum,
+                                seq=seq, flags=flags, ident=1 + i if ident is None else ident,
+                                df=df))  # fmt: skip
     return out
 
 
-def gro_tcp(lab: Lab, frames: list[bytes], gro: bool, eligible: bool = True) -> Result:
+def gro_tcp(lab: Lab, frames: list[bytes], gro: bool, eligible: bool = True,
+            v6: bool = False) -> Result:  # fmt: skip
     """A burst of TCP segments a0 -> b0 (no socket: only checksums count)."""
-    t = gro_topology(lab, eligible) if gro else T.veth(lab)
+    t = gro_topology(lab, eligible, v6) if gro else T.veth(lab, ipv6=v6)
     rec = Recorder(lab)
     rec.capture(t.b, "b0")
     before = observe.snmp(t.b)
@@ -133,3 +136,22 @@ path_case("veth-gro-udp4-bad-csum", "veth",
           "up CHECKSUM_NONE and UDP drops it at recvmsg (Udp:InCsumErrors)",
           "net/ipv4/udp_offload.c udp4_gro_receive; net/ipv4/udp.c", gro_udp,
           frames=udp_train(1, bad=0))  # fmt: skip
+path_case("veth-gro-tcp6", "veth",
+          "rx-gro on, 4 in-order TCP/IPv6 segments: merged into one skb (gso tcpv6/1000, "
+          "payload_len rewritten, TCP checksum = pseudo-header sum)",
+          "net/ipv6/ip6_offload.c ipv6_gro_receive/ipv6_gro_complete; net/ipv6/tcpv6_offload.c",
+          gro_tcp, frames=tcp_train(v6=True), gro=True, v6=True)  # fmt: skip
+path_case("veth-gro-fixed-id", "veth",
+          "rx-gro on, 4 DF segments all with IPv4 ID 7: mergeable as a fixed-ID flow",
+          "net/ipv4/af_inet.c inet_gro_receive / net/core/gro.c gro_network_flush (IP ID rules)",
+          gro_tcp, frames=tcp_train(ident=7), gro=True)  # fmt: skip
+path_case("veth-gro-fixed-id-no-df", "veth",
+          "rx-gro on, 4 segments without DF all with IPv4 ID 7: 6.18 merges a fixed ID without "
+          "DF too (v6.10-6.17 needed DF and flushed each segment)",
+          "net/ipv4/af_inet.c inet_gro_receive, include/net/gro.h inet_gro_flush (IP ID rules; "
+          "v6.18 'net: gro: remove unnecessary df checks')",
+          gro_tcp, frames=tcp_train(ident=7, df=False), gro=True)  # fmt: skip
+path_case("veth-gro-psh", "veth",
+          "rx-gro on, PSH on segment 2 of 4: merged up to it, the PSH segment ends the packet",
+          "net/ipv4/tcp_offload.c tcp_gro_receive (flush on PSH/URG/RST/SYN/FIN)", gro_tcp,
+          frames=tcp_train(psh=1), gro=True)  # fmt: skip

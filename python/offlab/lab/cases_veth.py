@@ -15,14 +15,42 @@ from .traffic import Sender, recv_all, tcp_listener, udp_listener
 
 UDP_COUNTERS = ["Udp:InDatagrams", "Udp:InErrors", "Udp:InCsumErrors", "Udp:NoPorts"]
 TCP_COUNTERS = ["Tcp:InSegs", "Tcp:InErrs", "Tcp:InCsumErrors", "Tcp:OutRsts"]
-IP_COUNTERS = ["Ip:InReceives", "Ip:InHdrErrors", "IpExt:InCsumErrors", "Ip:InDelivers"]
+IP_COUNTERS = ["Ip:InReceives", "Ip:InHdrErrors", "IpExt:InCsumErrors", "Ip:InDelivers",
+               "IpExt:InTruncatedPkts"]  # fmt: skip
+UDP6_COUNTERS = ["Udp6:InDatagrams", "Udp6:InErrors", "Udp6:InCsumErrors", "Udp6:NoPorts"]
+IP6_COUNTERS = ["Ip6:InReceives", "Ip6:InHdrErrors", "Ip6:InDelivers", "Ip6:InTruncatedPkts"]
 SPORT, UPORT, TPORT = 4000, 5000, 5001
 Features = dict[str, bool] | None
 
 
-def udp_frame(csum: F.Csum = "good", hdr_csum: str = "good", n: int = 100) -> bytes:
-    return F.udp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, UPORT, F.payload(n),
+def udp_frame(csum: F.Csum = "good", hdr_csum: str = "good", n: int = 100,
+              dport: int = UPORT) -> bytes:  # fmt: skip
+    return F.udp4_frame(T.MAC_A, T.MAC_B, T.IP_A, T.IP_B, SPORT, dport, F.payload(n),
                         csum=csum, hdr_csum=hdr_csum)  # fmt: skip
+
+
+def udp6_frame(csum: F.Csum = "good", n: int = 100) -> bytes:
+    return F.udp6_frame(T.MAC_A, T.MAC_B, T.IP6_A, T.IP6_B, SPORT, UPORT, F.payload(n),
+                        csum=csum)  # fmt: skip
+
+
+def tcp6_frame(payload: bytes, csum: F.Csum = "good", flags: int = 0x10) -> bytes:
+    return F.tcp6_frame(T.MAC_A, T.MAC_B, T.IP6_A, T.IP6_B, SPORT, TPORT, payload, csum=csum,
+                        flags=flags)  # fmt: skip
+
+
+def ip_len(frame: bytes, tot_len: int) -> bytes:
+    """The IPv4 frame with tot_len set (header checksum re-derived)."""
+    hdr = bytearray(frame[14:34])
+    hdr[2:4] = tot_len.to_bytes(2, "big")
+    hdr[10:12] = b"\0\0"
+    hdr[10:12] = F.checksum(bytes(hdr)).to_bytes(2, "big")
+    return frame[:14] + bytes(hdr) + frame[34:]
+
+
+def udp_len(frame: bytes, length: int) -> bytes:
+    """The UDP/IPv4 frame with the UDP length field set (checksum 0)."""
+    return frame[:38] + length.to_bytes(2, "big") + b"\0\0" + frame[42:]
 
 
 def tcp_frame(payload: bytes, csum: F.Csum = "good", seq: int = 1000, flags: int = 0x10,
@@ -32,31 +60,38 @@ def tcp_frame(payload: bytes, csum: F.Csum = "good", seq: int = 1000, flags: int
 
 
 def udp_to_socket(lab: Lab, frame: bytes, hdr: VnetHdr | None = None,
-                  a_features: Features = None, ip_counters: bool = False) -> Result:  # fmt: skip
+                  a_features: Features = None, ip_counters: bool = False,
+                  v6: bool = False) -> Result:  # fmt: skip
     """Sends one frame a0 -> b0 to a bound UDP socket; the application reads
     (UDP counts InDatagrams, and checks a deferred checksum, at recvmsg)."""
-    t = T.veth(lab, a_features=a_features)
+    t = T.veth(lab, ipv6=v6, a_features=a_features)
     rec = Recorder(lab)
     rec.capture(t.a, "a0")
     rec.capture(t.b, "b0")
-    sock = udp_listener(lab, t.b, UPORT)
+    sock = udp_listener(lab, t.b, UPORT, v6=v6)
     before = observe.snmp(t.b)
     Sender(lab, t.a, "a0", vnet=hdr is not None).send(frame, hdr)
     got = recv_all(sock)
     rec.frames("a0", "out")
     rec.frames("b0", "in")
     rec.out["socket"] = f"{len(got)} datagram(s)"
-    rec.counters(before, t.b, (IP_COUNTERS if ip_counters else []) + UDP_COUNTERS)
+    rec.counters(before, t.b, udp_counter_names(ip_counters, v6))
     return rec.out
 
 
-def tcp_to_listener(lab: Lab, frame: bytes) -> Result:
+def udp_counter_names(ip_counters: bool, v6: bool) -> list[str]:
+    if v6:
+        return (IP6_COUNTERS if ip_counters else []) + UDP6_COUNTERS
+    return (IP_COUNTERS if ip_counters else []) + UDP_COUNTERS
+
+
+def tcp_to_listener(lab: Lab, frame: bytes, v6: bool = False) -> Result:
     """One TCP segment a0 -> b0 where b0 has a listener on the port; records
     what b0 receives, whether it answers, and TCP's counters."""
-    t = T.veth(lab)
+    t = T.veth(lab, ipv6=v6)
     rec = Recorder(lab)
     rec.capture(t.b, "b0")
-    tcp_listener(lab, t.b, TPORT)
+    tcp_listener(lab, t.b, TPORT, v6=v6)
     before = observe.snmp(t.b)
     Sender(lab, t.a, "a0").send(frame)
     rec.frames("b0", "in")
@@ -124,3 +159,37 @@ path_case("vnet-gso-tcp4-sw-nocsum", "veth",
           "with full checksums, CHECKSUM_NONE at the peer", RULE_GSO, gso_request,
           frame=tcp_frame(F.payload(3000), "pseudo"), hdr=TCP_GSO,
           a_features=T.NO_CSUM)  # fmt: skip
+path_case("udp4-no-socket", "veth",
+          "a correct UDP/IPv4 datagram to a port without a socket: Udp:NoPorts (and an ICMP port "
+          "unreachable, not recorded)", RULE_UDP, udp_to_socket,
+          frame=udp_frame(dport=UPORT + 9))  # fmt: skip
+path_case("udp4-no-socket-bad-csum", "veth",
+          "a wrong UDP/IPv4 checksum to a port without a socket: checked before the port "
+          "lookup, so Udp:InCsumErrors and no NoPorts", RULE_UDP, udp_to_socket,
+          frame=udp_frame("bad", dport=UPORT + 9))  # fmt: skip
+path_case("udp4-bad-length", "veth",
+          "UDP length field beyond the IP payload: short packet, Udp:InErrors", RULE_UDP,
+          udp_to_socket, frame=udp_len(udp_frame(), 200))  # fmt: skip
+path_case("ipv4-truncated", "veth",
+          "IPv4 tot_len beyond the frame: dropped in ip_rcv_core, IpExt:InTruncatedPkts",
+          "net/ipv4/ip_input.c ip_rcv_core", udp_to_socket, frame=ip_len(udp_frame(), 300),
+          ip_counters=True)  # fmt: skip
+path_case("ipv4-padded", "veth",
+          "IPv4 tot_len shorter than the frame (link padding): trimmed (pskb_trim_rcsum), the "
+          "datagram delivered", "net/ipv4/ip_input.c ip_rcv_core (pskb_trim_rcsum)",
+          udp_to_socket, frame=udp_frame() + bytes(6), ip_counters=True)  # fmt: skip
+path_case("udp6-good", "veth", "a correct UDP/IPv6 checksum: delivered",
+          "net/ipv6/udp.c __udp6_lib_rcv / udp6_csum_init", udp_to_socket, frame=udp6_frame(),
+          v6=True)  # fmt: skip
+path_case("udp6-bad-csum", "veth",
+          "a wrong UDP/IPv6 checksum: dropped at recvmsg, Udp6:InCsumErrors",
+          "net/ipv6/udp.c __udp6_lib_rcv / udpv6_recvmsg", udp_to_socket,
+          frame=udp6_frame("bad"), v6=True)  # fmt: skip
+path_case("udp6-zero-csum", "veth",
+          "UDP/IPv6 checksum 0 to a plain socket: refused (RFC 8200: mandatory), Udp6:InCsumErrors",
+          "net/ipv6/udp.c udp6_csum_init / udp_get_no_check6_rx", udp_to_socket,
+          frame=udp6_frame("zero"), v6=True)  # fmt: skip
+path_case("tcp6-bad-csum", "veth",
+          "a SYN with a wrong TCP/IPv6 checksum to a listener: Tcp:InCsumErrors, no answer",
+          "net/ipv6/tcp_ipv6.c tcp_v6_rcv (csum_error)", tcp_to_listener,
+          frame=tcp6_frame(b"", csum="bad", flags=0x02), v6=True)  # fmt: skip

@@ -36,16 +36,17 @@ def inner_tcp(payload: bytes, csum: F.Csum = "good", seq: int = 1000, ident: int
 def through_vxlan(lab: Lab, inner: list[bytes], a_opts: tuple[str, ...] = (),
                   b_opts: tuple[str, ...] = (), v6: bool = False, hdr: VnetHdr | None = None,
                   underlay: list[bytes] | None = None, tcp: bool = False,
-                  gro: bool = False) -> Result:  # fmt: skip
+                  gro: bool = False, a_features: dict[str, bool] | None = None
+                  ) -> Result:  # fmt: skip
     """Builds the VXLAN topology with `a_opts`/`b_opts` (ip link options), sends
     `inner` frames into a's vx0 (or raw `underlay` frames out of a0) and
     records the underlay wire, the decapsulated skbs and b's counters. `gro`:
     rx-gro on b0 and a0 without TSO (so veth uses b0's NAPI), frames sent in
-    one burst."""
+    one burst. `a_features`: ethtool -K for a0 otherwise."""
     t = T.vxlan(lab, ipv6=v6, a_opts=a_opts, b_opts=b_opts,
                 b_features=T.GRO_ON if gro else None)  # fmt: skip
-    if gro:
-        ethtool.set_features(t.a, "a0", T.NO_TSO)
+    if gro or a_features:
+        ethtool.set_features(t.a, "a0", T.NO_TSO if gro else a_features or {})
         run(["ip", "netns", "exec", t.b.name, "sh", "-c",
              f"echo {FLUSH_TIMEOUT_NS} > /sys/class/net/b0/gro_flush_timeout"])  # fmt: skip
     rec = Recorder(lab)
@@ -60,7 +61,7 @@ def through_vxlan(lab: Lab, inner: list[bytes], a_opts: tuple[str, ...] = (),
         s = Sender(lab, t.a, "vx0", vnet=hdr is not None)
         frames = inner
     if gro:
-        burst(s, frames)
+        burst(s, frames, hdr)
     else:
         for fr in frames:
             s.send(fr, hdr)
@@ -151,3 +152,59 @@ path_case("vxlan6-zerocsum-allowed", "vxlan6",
           "udp6zerocsumtx at the sender, udp6zerocsumrx at the receiver: zero checksum accepted",
           RULE_V6, through_vxlan, inner=[inner_udp()], v6=True, a_opts=("udp6zerocsumtx",),
           b_opts=("udp6zerocsumrx",))  # fmt: skip
+
+
+def inner_train(bad: int | None = None) -> list[bytes]:
+    """4 in-order inner TCP segments (1000 bytes each); `bad` with a wrong checksum."""
+    return [inner_tcp(F.payload(1000, i), csum="bad" if i == bad else "good",
+                      seq=1000 + 1000 * i, ident=1 + i) for i in range(4)]  # fmt: skip
+
+
+TCP_INNER_PARTIAL = VnetHdr(flags=1, csum_start=34, csum_offset=16)
+TCP_INNER_GSO = VnetHdr(flags=1, gso_type=1, hdr_len=54, gso_size=1000, csum_start=34,
+                        csum_offset=16)  # fmt: skip
+NO_TNL_GSO = {"tx-udp_tnl-segmentation": False, "tx-udp_tnl-csum-segmentation": False}
+RULE_GRO = ("net/ipv4/udp_offload.c udp4_gro_receive/udp_gro_receive; drivers/net/vxlan "
+            "vxlan_gro_receive; net/ipv4/tcp_offload.c tcp4_gro_receive")  # fmt: skip
+RULE_GSO = ("net/ipv4/udp_offload.c skb_udp_tunnel_segment; net/core/dev.c validate_xmit_skb "
+            "(hw_enc_features)")  # fmt: skip
+
+path_case("vxlan4-gro-noudpcsum", "vxlan",
+          "noudpcsum, receiver underlay GRO on: a zero outer checksum needs no validation, the "
+          "inner TCP checksums are validated in GRO and the 4 packets merge", RULE_GRO,
+          through_vxlan, inner=inner_train(), a_opts=("noudpcsum",), b_opts=("noudpcsum",),
+          tcp=True, gro=True)  # fmt: skip
+path_case("vxlan4-gro-bad-inner", "vxlan",
+          "udpcsum, GRO on, inner TCP checksum of segment 2 wrong: the outer PARTIAL checksum "
+          "does not cover the inner one, GRO validates it, the bad packet goes up unmerged and "
+          "the inner TCP counts it", RULE_GRO, through_vxlan, inner=inner_train(bad=1),
+          a_opts=CSUM, b_opts=CSUM, tcp=True, gro=True)  # fmt: skip
+path_case("vxlan4-gro-rco", "vxlan",
+          "remcsumtx/remcsumrx, inner TCP CHECKSUM_PARTIAL, GRO on: RCO resolved in GRO "
+          "(vxlan_gro_remcsum) and the packets merge", RULE_GRO + "; vxlan_gro_remcsum",
+          through_vxlan, inner=[inner_tcp(F.payload(1000, i), "pseudo", seq=1000 + 1000 * i,
+                                          ident=1 + i) for i in range(4)],
+          a_opts=("udpcsum", "remcsumtx"), b_opts=("udpcsum", "remcsumrx"),
+          hdr=TCP_INNER_PARTIAL, tcp=True, gro=True)  # fmt: skip
+path_case("vxlan6-gro", "vxlan6",
+          "IPv6 underlay (UDPv6 checksum always on), GRO on: the 4 inner TCP segments merge",
+          RULE_GRO + "; net/ipv6/udp_offload.c udp6_gro_receive", through_vxlan,
+          inner=inner_train(), v6=True, tcp=True, gro=True)  # fmt: skip
+path_case("vxlan4-gso", "vxlan",
+          "inner TCP GSO request (3000 bytes) into vx0 with udpcsum: the underlay veth has "
+          "UDP-tunnel TSO, so one UDP_TUNNEL_CSUM GSO skb reaches the receiver (the vnet socket "
+          "cannot describe it) and is decapsulated whole", RULE_GSO, through_vxlan,
+          inner=[inner_tcp(F.payload(3000), "pseudo")], a_opts=CSUM, b_opts=CSUM,
+          hdr=TCP_INNER_GSO, tcp=True)  # fmt: skip
+path_case("vxlan4-gso-sw", "vxlan",
+          "inner TCP GSO into vx0 with udpcsum, underlay veth without UDP-tunnel TSO: software "
+          "GSO (skb_udp_tunnel_segment) into 3 outer packets with their own outer checksums",
+          RULE_GSO, through_vxlan, inner=[inner_tcp(F.payload(3000), "pseudo")], a_opts=CSUM,
+          b_opts=CSUM, hdr=TCP_INNER_GSO, tcp=True, a_features=NO_TNL_GSO)  # fmt: skip
+path_case("vxlan4-gro-single", "vxlan",
+          "udpcsum, GRO on, one inner TCP segment: held alone and flushed unmerged; veth's NAPI "
+          "unclones the skb, so vx0's gro_cells runs GRO too, validates the inner TCP checksum "
+          "and the skb reaches the inner stack CHECKSUM_UNNECESSARY",
+          RULE_GRO + "; drivers/net/veth.c veth_xdp_rcv (skb_unclone); net/core/gro_cells.c",
+          through_vxlan, inner=inner_train()[:1], a_opts=CSUM, b_opts=CSUM, tcp=True,
+          gro=True)  # fmt: skip

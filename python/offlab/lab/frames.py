@@ -159,9 +159,20 @@ def tcp4_frame(
     seq: int = 1000,
     flags: int = 0x18,
     hdr_csum: str = "good",
+    df: bool = True,
 ) -> bytes:
     seg = tcp(src, dst, sport, dport, payload, seq=seq, flags=flags, csum=csum)
-    return ether(dmac, smac, ETH_P_IP, ipv4(src, dst, PROTO_TCP, seg, ident, hdr_csum=hdr_csum))
+    return ether(
+        dmac, smac, ETH_P_IP, ipv4(src, dst, PROTO_TCP, seg, ident, df=df, hdr_csum=hdr_csum)
+    )
+
+
+def tcp6_frame(
+    smac: str, dmac: str, src: str, dst: str, sport: int, dport: int, payload: bytes,
+    csum: Csum = "good", seq: int = 1000, flags: int = 0x18,
+) -> bytes:  # fmt: skip
+    seg = tcp(src, dst, sport, dport, payload, seq=seq, flags=flags, csum=csum)
+    return ether(dmac, smac, ETH_P_IPV6, ipv6(src, dst, PROTO_TCP, seg))
 
 
 def udp4_frame(

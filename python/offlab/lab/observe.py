@@ -140,14 +140,16 @@ class Capture:
     def frames(self, wait: float = 0.15) -> list[Frame]:
         plain = self._drain(self.plain, wait)
         vnet = self._drain(self.vnet, 0.02)
+        # Each plain frame takes the first unused vnet frame with its bytes
+        # (control frames may reach one socket and not the other, e.g. sent
+        # while only the first was bound).
         out = []
-        j = 0
+        used = [False] * len(vnet)
         for data, status, pkttype in plain:
             hdr = None
-            for k in range(j, len(vnet)):
-                if vnet[k][0][VNET_HDR_LEN:] == data:
-                    hdr = VnetHdr.parse(vnet[k][0])
-                    j = k + 1
+            for k, (vdata, _, vtype) in enumerate(vnet):
+                if not used[k] and vtype == pkttype and vdata[VNET_HDR_LEN:] == data:
+                    hdr, used[k] = VnetHdr.parse(vdata), True
                     break
             out.append(Frame(data, pkttype == PACKET_OUTGOING, status, hdr))
         return out

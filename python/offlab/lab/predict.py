@@ -57,7 +57,11 @@ def veth_link(kv: Any, skbs: list[Any], tx: Any, rx: Any, gro: Any = None
     """dev_queue_xmit on one veth end for each skb: validate_xmit_skb with
     the sender's features, the taps see the result (returned first), then
     veth_xmit to the peer, whose receive goes through GRO (a GroConfig,
-    when veth uses its NAPI) or netif_rx. Returns (sent, received)."""
+    when veth uses its NAPI) or netif_rx. Returns (sent, received).
+
+    The NAPI path unclones each skb before napi_gro_receive (v6.18.19
+    drivers/net/veth.c:936 skb_unclone), so the clones the sender's taps
+    took no longer share its data afterwards (see predict_vxlan.py)."""
     sent: list[Any] = []
     for skb in skbs:
         sent += M.dev_xmit(skb, tx, kv)

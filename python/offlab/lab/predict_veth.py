@@ -40,18 +40,18 @@ def deliver(kv: Any, skbs: list[Any], counters: M.Counters, udp_ports: tuple[int
 
 @predicts(V.udp_to_socket)
 def udp_to_socket(kv: Any, frame: bytes, hdr: VnetHdr | None = None,
-                  a_features: dict[str, bool] | None = None,
-                  ip_counters: bool = False) -> Result:  # fmt: skip
+                  a_features: dict[str, bool] | None = None, ip_counters: bool = False,
+                  v6: bool = False) -> Result:  # fmt: skip
     sent, got = across_veth(kv, [(frame, hdr)], a_features, udp_ports=(V.UPORT,))
     out = captured("a0.out", sent, outgoing=True) | captured("b0.in", got, outgoing=False)
     counters = M.Counters()
     out["socket"] = f"{deliver(kv, got, counters, (V.UPORT,))} datagram(s)"
-    counters.record(out, (V.IP_COUNTERS if ip_counters else []) + V.UDP_COUNTERS)
+    counters.record(out, V.udp_counter_names(ip_counters, v6))
     return out
 
 
 @predicts(V.tcp_to_listener)
-def tcp_to_listener(kv: Any, frame: bytes) -> Result:
+def tcp_to_listener(kv: Any, frame: bytes, v6: bool = False) -> Result:
     _sent, got = across_veth(kv, [(frame, None)])
     out = captured("b0.in", got, outgoing=False)
     counters = M.Counters()
@@ -75,7 +75,8 @@ def gso_request(kv: Any, frame: bytes, hdr: VnetHdr, a_features: dict[str, bool]
 
 
 @predicts(G.gro_tcp)
-def gro_tcp(kv: Any, frames: list[bytes], gro: bool, eligible: bool = True) -> Result:
+def gro_tcp(kv: Any, frames: list[bytes], gro: bool, eligible: bool = True,
+            v6: bool = False) -> Result:  # fmt: skip
     a_features = T.NO_TSO if gro and eligible else None
     _sent, got = across_veth(kv, [(f, None) for f in frames], a_features,
                              T.GRO_ON if gro else None)  # fmt: skip

@@ -8,10 +8,16 @@
      vxlan_rcv (vxlan_rcv) -> b's vx0 -> b's vx0 taps -> the inner stack.
 
 b's vx0 hands the decapsulated skb to gro_cells_receive, which passes a
-cloned skb to netif_rx without GRO (v6.18.19 net/core/gro_cells.c:25-26).
-The lab's capture on a0 clones every underlay skb (dev_queue_xmit_nit,
-net/core/dev.c), and veth forwards that same skb, so vx0's GRO never runs
-here: the inner skb reaches vx0's taps as vxlan_rcv left it.
+cloned skb to netif_rx without GRO (v6.18.19 net/core/gro_cells.c:25-26)
+and runs GRO on vx0's cell otherwise. The lab's capture on a0 clones every
+underlay skb (dev_queue_xmit_nit, net/core/dev.c) and keeps the clone until
+it is read, after the case's traffic; veth forwards that same skb. Through
+netif_rx (b0 without NAPI) it is still cloned at vx0, so vx0's GRO does not
+run; through b0's NAPI veth unclones it first (drivers/net/veth.c:936), so it
+does. Each b0 poll hands up at most one skb in these cases (one frame per
+send, one held packet per timer flush), and vx0's cell polls after it and
+completes what it holds (no gro_flush_timeout on vx0): one receive and one
+flush per skb.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from . import model as M
 from . import topology as T
 from .case import Result
 from .observe import VnetHdr
-from .predict import captured, gro_config, predicts, veth_link
+from .predict import captured, gro_config, gro_receive, predicts, veth_link, veth_uses_napi
 
 VX_MTU = 1500  # no underlay device given: vxlan_config_apply keeps ETH_DATA_LEN
 
@@ -54,9 +60,10 @@ def vxlan_config(side: str, opts: tuple[str, ...], v6: bool) -> Any:
 def through_vxlan(kv: Any, inner: list[bytes], a_opts: tuple[str, ...] = (),
                   b_opts: tuple[str, ...] = (), v6: bool = False, hdr: VnetHdr | None = None,
                   underlay: list[bytes] | None = None, tcp: bool = False,
-                  gro: bool = False) -> Result:  # fmt: skip
+                  gro: bool = False, a_features: dict[str, bool] | None = None
+                  ) -> Result:  # fmt: skip
     cfg_a, cfg_b = vxlan_config("a", a_opts, v6), vxlan_config("b", b_opts, v6)
-    a0 = M.device("veth", kv, T.NO_TSO if gro else None)
+    a0 = M.device("veth", kv, T.NO_TSO if gro else a_features)
     b0 = M.device("veth", kv, T.GRO_ON if gro else None)
     if underlay is not None:
         outer = [M.packet_snd(f, None) for f in underlay]
@@ -71,13 +78,15 @@ def through_vxlan(kv: Any, inner: list[bytes], a_opts: tuple[str, ...] = (),
                     outer.append(out_skb)
     sock = M.fn("GroVxlanSocket")(4789, remcsum_rx=cfg_b.remcsum_rx)
     wire, arrived = veth_link(kv, outer, a0, b0, gro_config(kv, b0, vxlan=[sock]))
+    # gro_cells: GRO on b's vx0 only when the skb is no longer cloned.
+    vx_gro = gro_config(kv, M.device("vxlan", kv)) if veth_uses_napi(a0, b0) else None
     counters = M.Counters()
     decapsulated = []
     for skb in arrived:
         ok, _reason, inner_skb, _pkt_type, c = M.fn("vxlan_rcv")(skb.copy(), cfg_b, kv)
         counters.add(c)
         if ok:
-            decapsulated.append(inner_skb)
+            decapsulated += gro_receive(vx_gro, [inner_skb]) if vx_gro else [inner_skb]
     out = captured("a0.out", wire, outgoing=True, tunnel=True)
     out |= captured("vx0.in", decapsulated, outgoing=False)
     ports = () if tcp else (C.UPORT,)

@@ -91,10 +91,10 @@ def udp_listener(lab: Lab, ns: Netns, port: int, v6: bool = False) -> socket.soc
     return s
 
 
-def tcp_listener(lab: Lab, ns: Netns, port: int) -> socket.socket:
-    s = lab.own(ns.socket(socket.AF_INET, socket.SOCK_STREAM))
+def tcp_listener(lab: Lab, ns: Netns, port: int, v6: bool = False) -> socket.socket:
+    s = lab.own(ns.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_STREAM))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("0.0.0.0", port))
+    s.bind(("::" if v6 else "0.0.0.0", port))
     s.listen(8)
     s.setblocking(False)
     return s
