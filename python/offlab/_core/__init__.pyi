@@ -6,7 +6,8 @@ import collections.abc
 import typing
 from . import checksum
 from . import caps
-__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'VnetHdr', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'compose_bad_ip_csum', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'fault_project', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name', 'vnet_complete', 'vnet_transmit']
+from . import kernel
+__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'VnetHdr', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'compose_bad_ip_csum', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'fault_project', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'kernel', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name', 'vnet_complete', 'vnet_transmit']
 class OfflabError(ValueError):
     pass
 class CsumStatus:
@@ -619,20 +620,48 @@ class VnetHdr:
     """
     A virtio-net header (tap / netdev-linux).
     """
+    __hash__: typing.ClassVar[None] = None
+    def __eq__(self, arg0: VnetHdr) -> bool:
+        ...
+    def __init__(self, flags: typing.SupportsInt | typing.SupportsIndex = 0, gso_type: typing.SupportsInt | typing.SupportsIndex = 0, hdr_len: typing.SupportsInt | typing.SupportsIndex = 0, gso_size: typing.SupportsInt | typing.SupportsIndex = 0, csum_start: typing.SupportsInt | typing.SupportsIndex = 0, csum_offset: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
     @property
     def csum_offset(self) -> int:
+        ...
+    @csum_offset.setter
+    def csum_offset(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     @property
     def csum_start(self) -> int:
         ...
+    @csum_start.setter
+    def csum_start(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
     @property
     def flags(self) -> int:
+        ...
+    @flags.setter
+    def flags(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     @property
     def gso_size(self) -> int:
         ...
+    @gso_size.setter
+    def gso_size(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
     @property
     def gso_type(self) -> int:
+        ...
+    @gso_type.setter
+    def gso_type(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def hdr_len(self) -> int:
+        ...
+    @hdr_len.setter
+    def hdr_len(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class RxMeta:
     """
