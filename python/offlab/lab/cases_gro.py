@@ -92,12 +92,13 @@ def gro_tcp(lab: Lab, frames: list[bytes], gro: bool, eligible: bool = True,
     return rec.out
 
 
-def gro_udp(lab: Lab, frames: list[bytes]) -> Result:
-    """A burst of UDP datagrams a0 -> b0 (rx-gro on) to a plain UDP socket."""
+def gro_udp(lab: Lab, frames: list[bytes], sock_gro: bool = False) -> Result:
+    """A burst of UDP datagrams a0 -> b0 (rx-gro on) to a UDP socket, with
+    UDP_GRO set when `sock_gro`; the socket count is of reads."""
     t = gro_topology(lab)
     rec = Recorder(lab)
     rec.capture(t.b, "b0")
-    sock = udp_listener(lab, t.b, UPORT)
+    sock = udp_listener(lab, t.b, UPORT, gro=sock_gro)
     before = observe.snmp(t.b)
     burst(Sender(lab, t.a, "a0"), frames)
     rec.out["socket"] = f"{len(recv_all(sock))} datagram(s)"
@@ -155,3 +156,29 @@ path_case("veth-gro-psh", "veth",
           "rx-gro on, PSH on segment 2 of 4: merged up to it, the PSH segment ends the packet",
           "net/ipv4/tcp_offload.c tcp_gro_receive (flush on PSH/URG/RST/SYN/FIN)", gro_tcp,
           frames=tcp_train(psh=1), gro=True)  # fmt: skip
+path_case("veth-gro-udp4-sock-gro", "veth",
+          "rx-gro on, 3 equal UDP datagrams to a socket with UDP_GRO: merged into one "
+          "gso udp_l4 skb, read as one buffer", "net/ipv4/udp_offload.c udp_gro_receive / "
+          "udp_gro_receive_segment / udp4_gro_complete", gro_udp, frames=udp_train(3),
+          sock_gro=True)  # fmt: skip
+
+
+def with_ttl(frame: bytes, ttl: int) -> bytes:
+    """The Ethernet/IPv4 frame with its TTL set (header checksum re-derived)."""
+    hdr = bytearray(frame[14:34])
+    hdr[8] = ttl
+    hdr[10:12] = b"\0\0"
+    hdr[10:12] = F.checksum(bytes(hdr)).to_bytes(2, "big")
+    return frame[:14] + bytes(hdr) + frame[34:]
+
+
+path_case("veth-gro-ttl-change", "veth",
+          "rx-gro on, segment 3 of 4 with another TTL: IP headers must match, so it closes the "
+          "held packet and starts a new one", "net/ipv4/af_inet.c inet_gro_receive "
+          "(ttl/tos/flags compared); include/net/gro.h inet_gro_flush", gro_tcp,
+          frames=[with_ttl(f, 63) if i == 2 else f for i, f in enumerate(tcp_train())],
+          gro=True)  # fmt: skip
+path_case("veth-gro-reordered", "veth",
+          "rx-gro on, segments sent 1, 3, 2, 4: only in-sequence segments join the held packet",
+          "net/ipv4/tcp_offload.c tcp_gro_receive (seq must continue the held packet)", gro_tcp,
+          frames=[tcp_train()[i] for i in (0, 2, 1, 3)], gro=True)  # fmt: skip

@@ -36,13 +36,14 @@ def inner_tcp(payload: bytes, csum: F.Csum = "good", seq: int = 1000, ident: int
 def through_vxlan(lab: Lab, inner: list[bytes], a_opts: tuple[str, ...] = (),
                   b_opts: tuple[str, ...] = (), v6: bool = False, hdr: VnetHdr | None = None,
                   underlay: list[bytes] | None = None, tcp: bool = False,
-                  gro: bool = False, a_features: dict[str, bool] | None = None
-                  ) -> Result:  # fmt: skip
+                  gro: bool = False, a_features: dict[str, bool] | None = None,
+                  record_tx: bool = True) -> Result:  # fmt: skip
     """Builds the VXLAN topology with `a_opts`/`b_opts` (ip link options), sends
     `inner` frames into a's vx0 (or raw `underlay` frames out of a0) and
     records the underlay wire, the decapsulated skbs and b's counters. `gro`:
     rx-gro on b0 and a0 without TSO (so veth uses b0's NAPI), frames sent in
-    one burst. `a_features`: ethtool -K for a0 otherwise."""
+    one burst. `a_features`: ethtool -K for a0 otherwise. `record_tx` False:
+    a0's wire is not recorded (see vxlan4-ecn-ce)."""
     t = T.vxlan(lab, ipv6=v6, a_opts=a_opts, b_opts=b_opts,
                 b_features=T.GRO_ON if gro else None)  # fmt: skip
     if gro or a_features:
@@ -67,7 +68,8 @@ def through_vxlan(lab: Lab, inner: list[bytes], a_opts: tuple[str, ...] = (),
             s.send(fr, hdr)
     if not tcp:
         rec.out["socket"] = f"{len(recv_all(sock))} datagram(s)"
-    rec.frames("a0", "out", tunnel=True)
+    if record_tx:
+        rec.frames("a0", "out", tunnel=True)
     rec.frames("vx0", "in")
     rec.counters(before, t.b, counter_names(v6, tcp))
     st = observe.dev_stats(t.b)["vx0"]
@@ -90,9 +92,20 @@ UDP_INNER_PARTIAL = VnetHdr(flags=1, csum_start=34, csum_offset=6)
 CSUM = ("udpcsum",)
 
 
-def underlay_frame(inner: bytes, outer_csum: F.Csum) -> bytes:
+def underlay_frame(inner: bytes, outer_csum: F.Csum, tos: int = 0) -> bytes:
     seg = F.udp(T.IP_A, T.IP_B, T.VXLAN_SRC_PORT, F.VXLAN_PORT, F.vxlan(T.VNI, inner), outer_csum)
-    return F.ether(T.MAC_B, T.MAC_A, F.ETH_P_IP, F.ipv4(T.IP_A, T.IP_B, F.PROTO_UDP, seg, 0))
+    return with_tos(
+        F.ether(T.MAC_B, T.MAC_A, F.ETH_P_IP, F.ipv4(T.IP_A, T.IP_B, F.PROTO_UDP, seg, 0)), tos
+    )
+
+
+def with_tos(frame: bytes, tos: int) -> bytes:
+    """The Ethernet/IPv4 frame with its TOS byte set (header checksum re-derived)."""
+    hdr = bytearray(frame[14:34])
+    hdr[1] = tos
+    hdr[10:12] = b"\0\0"
+    hdr[10:12] = F.checksum(bytes(hdr)).to_bytes(2, "big")
+    return frame[:14] + bytes(hdr) + frame[34:]
 
 
 RULE_V6 = "net/ipv6/udp.c udpv6_queue_rcv_one_skb / udp6_csum_init (RFC 6935/6936 zero checksums)"
@@ -208,3 +221,38 @@ path_case("vxlan4-gro-single", "vxlan",
           RULE_GRO + "; drivers/net/veth.c veth_xdp_rcv (skb_unclone); net/core/gro_cells.c",
           through_vxlan, inner=inner_train()[:1], a_opts=CSUM, b_opts=CSUM, tcp=True,
           gro=True)  # fmt: skip
+path_case("vxlan4-bad-inner-udp", "vxlan",
+          "outer UDP checksum good (full, from the wire), inner UDP checksum wrong: the outer "
+          "check converts to CHECKSUM_COMPLETE, the inner UDP finds the error at recvmsg",
+          RULE_RX, through_vxlan, inner=[], a_opts=CSUM, b_opts=CSUM,
+          underlay=[underlay_frame(inner_udp("bad"), "good")])  # fmt: skip
+path_case("vxlan4-gro-full-outer", "vxlan",
+          "4 underlay frames with full outer UDP checksums (CHECKSUM_NONE on the wire), GRO on: "
+          "the outer checksum is verified and converted in GRO, which covers the inner TCP "
+          "checksums, and the packets merge", RULE_GRO, through_vxlan, inner=[], a_opts=CSUM,
+          b_opts=CSUM, underlay=[underlay_frame(f, "good") for f in inner_train()], tcp=True,
+          gro=True)  # fmt: skip
+path_case("vxlan4-gro-bad-outer", "vxlan",
+          "as vxlan4-gro-full-outer with a wrong outer checksum on packet 2: GRO's outer check "
+          "fails, the packet goes up unmerged and UDP drops it (Udp:InCsumErrors)", RULE_GRO,
+          through_vxlan, inner=[], a_opts=CSUM, b_opts=CSUM,
+          underlay=[underlay_frame(f, "bad" if i == 1 else "good")
+                    for i, f in enumerate(inner_train())], tcp=True, gro=True)  # fmt: skip
+RULE_ECN = (
+    "include/net/inet_ecn.h INET_ECN_decapsulate; drivers/net/vxlan vxlan_rcv "
+    "(vxlan_ecn_decapsulate)"
+)
+# The receiver marks CE in place: INET_ECN_decapsulate writes the inner
+# header in data the sender's capture clone still shares (a0's tap would
+# show the receiver's rewrite), so a0's wire is not recorded here; the frame
+# on it is the raw one the case sends.
+path_case("vxlan4-ecn-ce", "vxlan",
+          "outer IPv4 ECN CE over an inner ECT(0) packet: decapsulation marks the inner header CE "
+          "(TOS and header checksum rewritten) and delivers it", RULE_ECN, through_vxlan,
+          inner=[], a_opts=CSUM, b_opts=CSUM, record_tx=False,
+          underlay=[underlay_frame(with_tos(inner_udp(), 0x02), "good", tos=0x03)])  # fmt: skip
+path_case("vxlan4-ecn-ce-not-ect", "vxlan",
+          "outer IPv4 ECN CE over an inner Not-ECT packet: the congestion mark cannot be passed "
+          "on, vxlan_rcv drops it (rx_frame_errors, rx_errors)", RULE_ECN, through_vxlan,
+          inner=[], a_opts=CSUM, b_opts=CSUM,
+          underlay=[underlay_frame(inner_udp(), "good", tos=0x03)])  # fmt: skip

@@ -22,12 +22,14 @@ from .predict import captured, gro_config, predicts, veth_link
 def across_veth(kv: Any, frames_in: list[tuple[bytes, VnetHdr | None]],
                 a_features: dict[str, bool] | None = None,
                 b_features: dict[str, bool] | None = None,
-                udp_ports: tuple[int, ...] = ()) -> tuple[list[Any], list[Any]]:  # fmt: skip
-    """Frames sent on a0 by AF_PACKET: (skbs a0's taps see, skbs b0's see)."""
+                udp_ports: tuple[int, ...] = (),
+                sock_gro: bool = False) -> tuple[list[Any], list[Any]]:  # fmt: skip
+    """Frames sent on a0 by AF_PACKET: (skbs a0's taps see, skbs b0's see).
+    `udp_ports`: b's UDP sockets (with UDP_GRO when `sock_gro`)."""
     a0 = M.device("veth", kv, a_features)
     b0 = M.device("veth", kv, b_features)
     skbs = [M.packet_snd(f, h) for f, h in frames_in]
-    sockets = [M.fn("GroUdpSocket")(p) for p in udp_ports]
+    sockets = [M.fn("GroUdpSocket")(p, gro_enabled=sock_gro) for p in udp_ports]
     return veth_link(kv, skbs, a0, b0, gro_config(kv, b0, udp_sockets=sockets))
 
 
@@ -88,9 +90,9 @@ def gro_tcp(kv: Any, frames: list[bytes], gro: bool, eligible: bool = True,
 
 
 @predicts(G.gro_udp)
-def gro_udp(kv: Any, frames: list[bytes]) -> Result:
+def gro_udp(kv: Any, frames: list[bytes], sock_gro: bool = False) -> Result:
     _sent, got = across_veth(kv, [(f, None) for f in frames], T.NO_TSO, T.GRO_ON,
-                             udp_ports=(V.UPORT,))  # fmt: skip
+                             udp_ports=(V.UPORT,), sock_gro=sock_gro)  # fmt: skip
     out = captured("b0.in", got, outgoing=False)
     counters = M.Counters()
     out["socket"] = f"{deliver(kv, got, counters, (V.UPORT,))} datagram(s)"

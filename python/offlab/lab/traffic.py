@@ -83,9 +83,17 @@ class Tap:
         return out
 
 
-def udp_listener(lab: Lab, ns: Netns, port: int, v6: bool = False) -> socket.socket:
+SOL_UDP = 17
+UDP_GRO = 104  # include/uapi/linux/udp.h
+
+
+def udp_listener(lab: Lab, ns: Netns, port: int, v6: bool = False,
+                 gro: bool = False) -> socket.socket:  # fmt: skip
+    """A bound UDP socket; `gro`: setsockopt UDP_GRO (GRO may merge datagrams for it)."""
     fam = socket.AF_INET6 if v6 else socket.AF_INET
     s = lab.own(ns.socket(fam, socket.SOCK_DGRAM))
+    if gro:
+        s.setsockopt(SOL_UDP, UDP_GRO, 1)
     s.bind(("::" if v6 else "0.0.0.0", port))
     s.setblocking(False)
     return s
