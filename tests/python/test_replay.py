@@ -165,6 +165,7 @@ def test_verifier_counterexamples_replay_to_the_pcap_prediction(tmp_path: Path) 
             "--inject",
             "intel-outer-udp-unseeded",
             "--no-lemmas",
+            "--no-kernel",  # kernel-model traces carry skb steps, not a DPDK tx record
             "--out",
             str(vout),
         ],

@@ -98,8 +98,20 @@ def test_default_core_proved_everywhere(tmp_path: Path) -> None:
     for c in res["coverage"]:
         assert c["initial_states"] >= 100 and c["states"] >= 300 and c["transitions"] >= 1000
         assert c["operations"] == len(DATAPATH_OPS)
-    # The only file written is the reported (not gated) GRE finding.
-    assert [Path(p).name for p in res["counterexamples"]] == ["GRE-checksum-tso-fallback.pcapng"]
+    # The only userspace file written is the reported (not gated) GRE finding.
+    names = [Path(p).name for p in res["counterexamples"]]
+    assert [n for n in names if not n.startswith("kernel-")] == ["GRE-checksum-tso-fallback.pcapng"]
+    # The kernel model: every gating property proved for every profile with a Linux
+    # driver, at most through the kernel's own documented hazards; K0 (drivers that
+    # vouch for what they did not check) only on the X710 (i40e's csum_level 1 over
+    # an unchecked outer UDP checksum) and ibmveth (the hypervisor's CSUM_GOOD).
+    kres = res["kernel"]["results"]
+    assert {r["profile"] for r in kres} == set(offlab.builtin_profile_names()) - {"pcap", "dummy"}
+    gate = [r for r in kres if r["property"] != "K0"]
+    assert {r["verdict"] for r in gate} <= {"PROVED", "HAZARD"}
+    assert all(r["hazards"] for r in gate if r["verdict"] == "HAZARD")
+    k0 = {r["profile"] for r in kres if r["property"] == "K0" and r["verdict"] == "FAILED"}
+    assert k0 == {"x710", "ibmveth_trunk"}
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
