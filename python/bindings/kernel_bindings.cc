@@ -158,7 +158,8 @@ void BindKernel(py::module_& k) {
 
   k.def("skb_complete_partial", &kernel::SkbCompletePartial, py::arg("skb"),
         "skb_checksum_help's completion of a PARTIAL checksum, in place.");
-  k.def("skb_csum_unnecessary", &kernel::SkbCsumUnnecessary, py::arg("skb"), py::arg("data_ofs") = 0);
+  k.def("skb_csum_unnecessary", &kernel::SkbCsumUnnecessary, py::arg("skb"),
+        py::arg("data_ofs") = 0);
 }
 
 }  // namespace offlab
