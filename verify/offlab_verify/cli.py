@@ -176,7 +176,7 @@ def verify(
     if kernel:
         kprofs = [p.name for p in profs if kernel_view_of(p)]
         if kprofs:
-            kres, kex, kerr = verify_kernel(kprofs, timeout_ms=int(timeout * 1000))
+            kres, kex, kerr = verify_kernel(kprofs)
             if kerr:
                 raise TooCoarse(kerr[0])
             kcov = [

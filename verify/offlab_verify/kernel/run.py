@@ -6,6 +6,7 @@ witness)."""
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 import re
 
@@ -31,47 +32,73 @@ CONFIGS: tuple[Config, ...] = (
 )
 
 
+def _one(profile: str, cfg: Config) -> tuple[list[Result], Extraction | None, str]:
+    """Extract and prove one (profile, setting); the failures the kernel's
+    documented hazards explain become HAZARD."""
+    try:
+        ex = extract(cfg, profile)
+    except TooCoarse as e:
+        return [], None, f"abstraction too coarse: {e}"
+    got = prove_kernel(ex.init, ex.trans, KERNEL_PROPERTIES, profile, cfg.name)
+    pairs = zip(KERNEL_PROPERTIES, got, strict=True)
+    failed = [p for p, r in pairs if r.verdict == "FAILED"]
+    hazards = applicable(cfg.kv)
+    if failed and hazards:
+        # A failure counts as the kernel's documented hazard only if the
+        # property is proved once the hazard's transitions are gone.
+        edges = without(ex.trans, hazards)
+        again = prove_kernel(ex.init, edges, tuple(failed), profile, cfg.name)
+        for p, r2 in zip(failed, again, strict=True):
+            if r2.verdict == "PROVED":
+                r = next(r for r in got if r.property == p.key)
+                hit = [h.key for h in hazards if any(h.edge(s, op) for s, op in
+                       _trace_edges(r.trace))]  # fmt: skip
+                r.verdict = "HAZARD"
+                r.invariant = ",".join(hit) or ",".join(h.key for h in hazards)
+    return got, ex, ""
+
+
+def _one_light(job: tuple[str, Config]) -> tuple[list[Result], Extraction | None, str]:
+    """_one in a worker process: witnesses (compiled-core objects) stay there;
+    counterexample writing extracts that pair again."""
+    got, ex, err = _one(*job)
+    if ex is not None:
+        ex = dataclasses.replace(ex, witnesses={})
+    return got, ex, err
+
+
 def verify_kernel(
     profiles: list[str] | None = None,
     configs: tuple[Config, ...] = CONFIGS,
-    timeout_ms: int = 20000,
+    jobs: int | None = None,
 ) -> tuple[list[Result], list[Extraction], list[str]]:
     """Results for every property x profile x configuration; extraction
-    errors (abstraction too coarse) are returned as messages."""
+    errors (abstraction too coarse) are returned as messages. Pairs run on
+    `jobs` processes (default: one per core, at most 4)."""
+    same = _same_drivers(profiles or kernel_profiles())
+    work = [(profile, cfg) for profile in same for cfg in configs]
+    jobs = jobs if jobs is not None else min(4, os.cpu_count() or 1)
+    if jobs > 1 and len(work) > 1:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(jobs) as pool:
+            outs = pool.map(_one_light, work)
+    else:
+        outs = [_one(*job) for job in work]
     results: list[Result] = []
     extractions: list[Extraction] = []
     errors: list[str] = []
-    same = _same_drivers(profiles or kernel_profiles())
-    for profile, twins in same.items():
-        for cfg in configs:
-            try:
-                ex = extract(cfg, profile)
-            except TooCoarse as e:
-                errors.append(f"abstraction too coarse: {e}")
-                continue
-            extractions.append(ex)
-            got = prove_kernel(ex.init, ex.trans, KERNEL_PROPERTIES, profile, cfg.name)
-            pairs = zip(KERNEL_PROPERTIES, got, strict=True)
-            failed = [p for p, r in pairs if r.verdict == "FAILED"]
-            hazards = applicable(cfg.kv)
-            if failed and hazards:
-                # A failure counts as the kernel's documented hazard only if the
-                # property is proved once the hazard's transitions are gone.
-                edges = without(ex.trans, hazards)
-                again = prove_kernel(ex.init, edges, tuple(failed), profile, cfg.name)
-                for p, r2 in zip(failed, again, strict=True):
-                    if r2.verdict == "PROVED":
-                        r = next(r for r in got if r.property == p.key)
-                        hit = [h.key for h in hazards if any(h.edge(s, op) for s, op in
-                               _trace_edges(r.trace))]  # fmt: skip
-                        r.verdict = "HAZARD"
-                        r.invariant = ",".join(hit) or ",".join(h.key for h in hazards)
-            results.extend(got)
-            # Profiles whose Linux driver view is identical have the same
-            # relation (the profile only enters through its kernel view).
-            for twin in twins:
-                results.extend(dataclasses.replace(r, profile=twin) for r in got)
-                extractions.append(dataclasses.replace(ex, profile=twin))
+    for (profile, _cfg), (got, ex, err) in zip(work, outs, strict=True):
+        if err:
+            errors.append(err)
+            continue
+        assert ex is not None
+        results.extend(got)
+        extractions.append(ex)
+        # Profiles whose Linux driver view is identical have the same
+        # relation (the profile only enters through its kernel view).
+        for twin in same[profile]:
+            results.extend(dataclasses.replace(r, profile=twin) for r in got)
+            extractions.append(dataclasses.replace(ex, profile=twin))
     return results, extractions, errors
 
 
@@ -105,6 +132,8 @@ def counterexample_records(ex: Extraction, trace: list[tuple[str, KState]]) -> l
     from .ops import GENERIC_OPS, Device, op_xmit
 
     first = trace[0][1]
+    if first not in ex.witnesses:  # extracted in a worker process: again here
+        ex = dataclasses.replace(ex, witnesses=extract(ex.config, ex.profile).witnesses)
     w = ex.witnesses[first][0]
     ops = dict(GENERIC_OPS)
     for op, _ in trace:
