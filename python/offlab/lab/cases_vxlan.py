@@ -92,8 +92,10 @@ UDP_INNER_PARTIAL = VnetHdr(flags=1, csum_start=34, csum_offset=6)
 CSUM = ("udpcsum",)
 
 
-def underlay_frame(inner: bytes, outer_csum: F.Csum, tos: int = 0) -> bytes:
-    seg = F.udp(T.IP_A, T.IP_B, T.VXLAN_SRC_PORT, F.VXLAN_PORT, F.vxlan(T.VNI, inner), outer_csum)
+def underlay_frame(inner: bytes, outer_csum: F.Csum, tos: int = 0, vni: int = T.VNI,
+                   flags: int = 0x08) -> bytes:  # fmt: skip
+    vx = F.vxlan(vni, inner, flags=flags)
+    seg = F.udp(T.IP_A, T.IP_B, T.VXLAN_SRC_PORT, F.VXLAN_PORT, vx, outer_csum)
     return with_tos(
         F.ether(T.MAC_B, T.MAC_A, F.ETH_P_IP, F.ipv4(T.IP_A, T.IP_B, F.PROTO_UDP, seg, 0)), tos
     )
@@ -256,3 +258,17 @@ path_case("vxlan4-ecn-ce-not-ect", "vxlan",
           "on, vxlan_rcv drops it (rx_frame_errors, rx_errors)", RULE_ECN, through_vxlan,
           inner=[], a_opts=CSUM, b_opts=CSUM,
           underlay=[underlay_frame(inner_udp(), "good", tos=0x03)])  # fmt: skip
+RULE_HDR = "drivers/net/vxlan/vxlan_core.c vxlan_rcv (VNI flag, VNI lookup, vxlan_set_mac)"
+path_case("vxlan4-wrong-vni", "vxlan",
+          "a VXLAN packet for VNI 43 (the device has 42): no device for it, dropped after the "
+          "UDP socket counted it", RULE_HDR, through_vxlan, inner=[], a_opts=CSUM, b_opts=CSUM,
+          underlay=[underlay_frame(inner_udp(), "good", vni=43)])  # fmt: skip
+path_case("vxlan4-no-vni-flag", "vxlan",
+          "a VXLAN header without the I (VNI valid) flag: dropped by vxlan_rcv", RULE_HDR,
+          through_vxlan, inner=[], a_opts=CSUM, b_opts=CSUM,
+          underlay=[underlay_frame(inner_udp(), "good", flags=0)])  # fmt: skip
+path_case("vxlan4-own-src-mac", "vxlan",
+          "an inner frame whose source MAC is the receiving vx0's own address: vxlan_set_mac "
+          "drops it", RULE_HDR, through_vxlan, inner=[], a_opts=CSUM, b_opts=CSUM,
+          underlay=[underlay_frame(F.udp4_frame(T.MAC_VB, T.MAC_VB, T.OV_A, T.OV_B, SPORT, UPORT,
+                                                F.payload(100)), "good")])  # fmt: skip
