@@ -294,6 +294,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.eal = eal
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # `offlab ... | head`: the reader left; say nothing more (and keep
+        # Python from complaining when it flushes stdout at exit).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (_core.OfflabError, OSError) as e:
         print(f"offlab: error: {e}", file=sys.stderr)
         return 2
