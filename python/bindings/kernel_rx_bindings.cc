@@ -27,6 +27,8 @@
 //   tun_f.CSUM/TSO4/TSO6/TSO_ECN/UFO/USO4/USO6/UDP_TUNNEL_GSO/UDP_TUNNEL_GSO_CSUM
 //   tap_features(tun_f: int, kv=LAB_KERNEL) -> DeviceFeatures  (OfflabError for EINVAL)
 //   veth_xmit(skb, peer: DeviceFeatures, kv=LAB_KERNEL) -> None (mutates skb)
+//   veth_uses_napi(tx: DeviceFeatures, peer: DeviceFeatures, peer_xdp=False,
+//     from_local_socket=False) -> bool   (the peer's NAPI/GRO path, or netif_rx)
 //   KernelNicView (driver, features, hw_enc_features, rx_csum: str, tunnel_csum_level,
 //     tunnels, rx_page_frags, csum_err_stat, outer_ip_err_stat, quirks: dict, sources, notes)
 //   kernel_view(profile: str | NicProfile) -> KernelNicView (OfflabError for pcap/dummy)
@@ -265,6 +267,8 @@ void BindDevices(py::module_& k) {
   k.def("tap_features", &TapFeatures, py::arg("tun_f"), py::arg("kv") = kLabKernel,
         "set_offload: the TAP's features after TUNSETOFFLOAD (OfflabError for EINVAL).");
   k.def("veth_xmit", &VethXmit, py::arg("skb"), py::arg("peer"), py::arg("kv") = kLabKernel);
+  k.def("veth_uses_napi", &VethUsesNapi, py::arg("tx"), py::arg("peer"),
+        py::arg("peer_xdp") = false, py::arg("from_local_socket") = false);
   py::module_ t = k.def_submodule("tun_f", "TUNSETOFFLOAD flags.");
   t.attr("CSUM") = tun_f::kCsum;
   t.attr("TSO4") = tun_f::kTso4;

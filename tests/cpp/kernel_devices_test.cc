@@ -171,3 +171,23 @@ TEST(KernelDeviceVeth, XmitLeavesIpSummedFromFourFour) {
 
 }  // namespace
 }  // namespace offlab::kernel
+
+// veth_xmit's choice between the peer's NAPI (GRO) and netif_rx (v6.18.19
+// drivers/net/veth.c:338-345, 373-374), case by case from the rule's text.
+TEST(KernelDeviceVethNapi, GroNeedsNapiAndASenderWithoutTso) {
+  using offlab::kernel::DeviceFeatures;
+  using offlab::kernel::VethUsesNapi;
+  namespace netif = offlab::kernel::netif;
+  const DeviceFeatures no_tso{netif::kSg | netif::kHwCsum, 0};
+  const DeviceFeatures tso{netif::kSg | netif::kHwCsum | netif::kTso, 0};
+  const DeviceFeatures gro{netif::kGro, 0};
+  const DeviceFeatures gro_list{netif::kGro | netif::kGroFraglist, 0};
+  const DeviceFeatures no_gro{0, 0};
+  EXPECT_TRUE(VethUsesNapi(no_tso, gro));
+  EXPECT_FALSE(VethUsesNapi(tso, gro));                          // TSO sender: netif_rx
+  EXPECT_FALSE(VethUsesNapi(no_tso, no_gro));                    // no NAPI on the peer
+  EXPECT_TRUE(VethUsesNapi(no_tso, no_gro, /*peer_xdp=*/true));  // XDP brings NAPI
+  EXPECT_FALSE(VethUsesNapi(tso, gro_list));                     // not a local socket's skb
+  EXPECT_TRUE(VethUsesNapi(tso, gro_list, false, /*from_local_socket=*/true));
+  EXPECT_FALSE(VethUsesNapi(tso, gro, false, true));  // needs gro-list/udp-fwd
+}

@@ -184,4 +184,15 @@ std::vector<VirtualDevice> AllVirtualDevices(KernelVersion kv) {
   return {VethDevice(kv), VxlanDevice(kv), BridgeDevice(kv), TapDevice(kv)};
 }
 
+bool VethUsesNapi(const DeviceFeatures& tx, const DeviceFeatures& peer, bool peer_xdp,
+                  bool from_local_socket) {
+  // veth_set_features: NAPI exists with GRO on or an XDP program attached.
+  const bool napi = peer_xdp || (peer.features & netif::kGro);
+  if (!napi) return false;
+  // NETIF_F_ALL_TSO (include/linux/netdev_features.h).
+  constexpr uint64_t kAllTso = netif::kTso | netif::kTso6 | netif::kTsoEcn | netif::kTsoMangleid;
+  if (!(tx.features & kAllTso)) return true;
+  return from_local_socket && (peer.features & (netif::kGroFraglist | netif::kGroUdpFwd));
+}
+
 }  // namespace offlab::kernel

@@ -40,16 +40,9 @@ def predicts(path: Callable[..., Result]) -> Callable[[Predictor], Predictor]:
 
 def veth_uses_napi(tx: Any, rx: Any) -> bool:
     """Whether veth_xmit hands the skb to the peer's NAPI (and so GRO) or to
-    netif_rx (v6.18.19 drivers/net/veth.c:373-374 veth_xmit, :338-345
-    veth_skb_is_eligible_for_gro): the peer has a NAPI instance (rx-gro on
-    or XDP, veth_set_features), and the sending device has no TSO feature
-    (NETIF_F_ALL_TSO), or the skb is a local socket's and the peer has
-    rx-gro-list or rx-udp-gro-forwarding. Only the first alternative occurs
-    in the lab (its peers have neither of those). Kept here because the
-    model's veth_xmit (devices.cc, helper P) does not return it."""
-    tso = ("tx-tcp-segmentation", "tx-tcp6-segmentation", "tx-tcp-ecn-segmentation",
-           "tx-tcp-mangleid-segmentation")  # fmt: skip
-    return M.has(rx, "rx-gro") and not M.has(tx, *tso)
+    netif_rx: the model's rule (linux/devices.h VethUsesNapi). The lab's
+    frames come from AF_PACKET or a TAP, not a local TCP socket."""
+    return bool(M.fn("veth_uses_napi")(tx, rx, False, False))
 
 
 def veth_link(kv: Any, skbs: list[Any], tx: Any, rx: Any, gro: Any = None

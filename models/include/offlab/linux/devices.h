@@ -62,6 +62,17 @@ DeviceFeatures TapFeatures(uint32_t tun_f, KernelVersion kv = kLabKernel);
 // bad checksums were accepted as good.
 void VethXmit(SkBuff& skb, const DeviceFeatures& peer, KernelVersion kv = kLabKernel);
 
+// Whether veth_xmit hands the skb to the peer's NAPI instance (and so to
+// GRO) rather than to netif_rx (v6.18.19 drivers/net/veth.c:373-374
+// veth_xmit, :338-345 veth_skb_is_eligible_for_gro): the peer has NAPI
+// (rx-gro on, or an XDP program: veth_set_features), and either the sending
+// device has no TCP segmentation feature (NETIF_F_ALL_TSO) or the skb comes
+// from a local socket and the peer has rx-gro-list or
+// rx-udp-gro-forwarding. The NAPI path unclones the skb first (:936). Rule
+// of v6.18; older kernels are not modelled here.
+bool VethUsesNapi(const DeviceFeatures& tx, const DeviceFeatures& peer, bool peer_xdp = false,
+                  bool from_local_socket = false);
+
 // All four devices, for listing.
 std::vector<VirtualDevice> AllVirtualDevices(KernelVersion kv = kLabKernel);
 
