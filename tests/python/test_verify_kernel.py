@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
+from offlab import kernel as k
 from offlab import trace
-from offlab._core import kernel as k
 from offlab_verify.kernel import extract as kextract
 from offlab_verify.kernel import ops as kops
 from offlab_verify.kernel.abstraction import DELIVERED, WIRE, ended

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import offlab
-from offlab._core import kernel as k
+from offlab import kernel as k
 
 from .frames import fold, ones_sum, pseudo4, pseudo6
 

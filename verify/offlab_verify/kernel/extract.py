@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 
 import offlab
-from offlab._core import kernel as k
+from offlab import kernel as k
 
 from .abstraction import STACK, KState, abstract_skb
 from .frames import PAYLOADS, Spec, frame, inner_frame, pseudo4, pseudo6, specs

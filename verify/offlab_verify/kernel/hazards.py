@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from offlab._core import kernel as k
+from offlab import kernel as k
 
 from .abstraction import KState
 

@@ -7,7 +7,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from offlab._core import kernel as k
+from offlab import kernel as k
 
 from .abstraction import DELIVERED, DROPPED, STACK, KState, abstract_skb, abstract_wire, ended
 from .frames import MAC_B, VTEP_A, VTEP_B, fold, ones_sum

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import offlab
-from offlab._core import kernel as k
+from offlab import kernel as k
 
 from ..prove import Result
 from .hazards import HAZARDS

@@ -10,8 +10,8 @@ import multiprocessing
 import os
 import re
 
+from offlab import kernel as k
 from offlab import trace as trace_format
-from offlab._core import kernel as k
 
 from ..prove import Result
 from .abstraction import KState
