@@ -7,6 +7,7 @@
 #include "offlab/net/dissect.h"
 #include "offlab/net/error.h"
 #include "offlab/net/headers.h"
+#include "offlab/net/work.h"
 #include "rx_internal.h"
 
 namespace offlab::kernel {
@@ -162,14 +163,19 @@ RxResult DriverReceiveWith(const Bytes& frame, const NicProfile& profile, const 
     case KernelNicView::RxCsum::kNone:
       break;
     case KernelNicView::RxCsum::kUnnecessary:
-      if (view.csum_good_unverified)
+      if (view.csum_good_unverified) {
         rx_detail::IbmvethReceive(skb, profile, dev, kv, meta, counters);
-      else
+      } else {
+        // The NIC verifies in hardware: no CPU work for the cost model.
+        HardwareScope hw;
         VerifiedUnnecessary(skb, profile, view, dev, counters);
+      }
       break;
-    case KernelNicView::RxCsum::kComplete:
+    case KernelNicView::RxCsum::kComplete: {
+      HardwareScope hw;  // the NIC sums the frame (mlx5e's CQE checksum)
       rx_detail::Mlx5eHandleCsum(skb, profile, dev, counters);
       break;
+    }
     case KernelNicView::RxCsum::kVnetHdr:
       r.drop_reason = rx_detail::VirtnetReceiveDone(skb, meta, counters);
       r.dropped = !r.drop_reason.empty();
