@@ -12,7 +12,7 @@ from . import vnet
 from . import tp_status
 from . import tun_f
 from . import gro_gso
-__all__: list[str] = ['DeviceFeatures', 'GSO_TCP_ACCECN', 'GSO_TCP_FIXEDID_618', 'GSO_TCP_FIXEDID_INNER_618', 'GroCell', 'GroConfig', 'GroResult', 'GroStats', 'GroUdpSocket', 'GroVxlanSocket', 'IbmvethConfig', 'IpSummed', 'KernelNicView', 'KernelVersion', 'LAB_KERNEL', 'OvsSkb', 'PacketSocketConfig', 'RxMeta', 'RxResult', 'SkBuff', 'TapConfig', 'UnderlayRoute', 'VirtualDevice', 'VnetHdr', 'VnetHdrTunnel', 'VxlanConfig', 'VxlanDf', 'XmitOptions', 'all_virtual_devices', 'bridge_device', 'can_checksum_protocol', 'device_transmit', 'driver_receive', 'feature_from_name', 'feature_names', 'flow_dissect_basic', 'gro_gso', 'gso', 'gso_type_names', 'ibmveth_features', 'ibmveth_start_xmit', 'kernel_device_features', 'kernel_view', 'net_gso_ok', 'netif', 'netif_needs_gso', 'netif_skb_features', 'nf_conntrack_in', 'nf_nat_manip_pkt', 'ovs_ct', 'ovs_dec_ttl', 'ovs_output', 'ovs_pop_vlan', 'ovs_push_vlan', 'ovs_recirc', 'ovs_set_eth', 'ovs_set_ipv4', 'ovs_set_ipv6', 'ovs_set_sctp', 'ovs_set_tcp', 'ovs_set_tunnel', 'ovs_set_udp', 'ovs_vport_receive', 'packet_csum_status', 'packet_rcv_vnet', 'packet_snd', 'parse_kernel_version', 'predict_conntrack', 'pskb_trim_rcsum', 'skb_checksum_help', 'skb_complete_partial', 'skb_csum_hwoffload_help', 'skb_csum_unnecessary', 'skb_gso_ok', 'skb_gso_segment', 'skb_needs_linearize', 'stack_rcv', 'tap_device', 'tap_features', 'tap_read', 'tap_write', 'tp_status', 'tun_f', 'validate_xmit_skb', 'veth_device', 'veth_xmit', 'virtio_net_hdr_from_skb', 'virtio_net_hdr_tnl_from_skb', 'virtio_net_hdr_tnl_to_skb', 'virtio_net_hdr_to_skb', 'vnet', 'vxlan_compute_rco', 'vxlan_device', 'vxlan_rcv', 'vxlan_source_port', 'vxlan_xmit']
+__all__: list[str] = ['DeviceFeatures', 'GSO_TCP_ACCECN', 'GSO_TCP_FIXEDID_618', 'GSO_TCP_FIXEDID_INNER_618', 'GroCell', 'GroConfig', 'GroResult', 'GroStats', 'GroUdpSocket', 'GroVxlanSocket', 'IbmvethConfig', 'IpSummed', 'KernelHost', 'KernelNicView', 'KernelVersion', 'LAB_KERNEL', 'OvsSkb', 'PacketSocketConfig', 'RxMeta', 'RxOutcome', 'RxResult', 'SkBuff', 'TapConfig', 'TxOutcome', 'UnderlayRoute', 'VirtualDevice', 'VnetHdr', 'VnetHdrTunnel', 'VxlanConfig', 'VxlanDf', 'XmitOptions', 'all_virtual_devices', 'bridge_device', 'can_checksum_protocol', 'device_transmit', 'driver_receive', 'feature_from_name', 'feature_names', 'flow_dissect_basic', 'gro_gso', 'gso', 'gso_type_names', 'host_guest_skb', 'host_receive', 'host_socket_skb', 'host_transmit', 'ibmveth_features', 'ibmveth_start_xmit', 'kernel_device_features', 'kernel_view', 'net_gso_ok', 'netif', 'netif_needs_gso', 'netif_skb_features', 'nf_conntrack_in', 'nf_nat_manip_pkt', 'ovs_ct', 'ovs_dec_ttl', 'ovs_output', 'ovs_pop_vlan', 'ovs_push_vlan', 'ovs_recirc', 'ovs_set_eth', 'ovs_set_ipv4', 'ovs_set_ipv6', 'ovs_set_sctp', 'ovs_set_tcp', 'ovs_set_tunnel', 'ovs_set_udp', 'ovs_vport_receive', 'packet_csum_status', 'packet_rcv_vnet', 'packet_snd', 'parse_kernel_version', 'predict_conntrack', 'pskb_trim_rcsum', 'skb_checksum_help', 'skb_complete_partial', 'skb_csum_hwoffload_help', 'skb_csum_unnecessary', 'skb_gso_ok', 'skb_gso_segment', 'skb_needs_linearize', 'stack_rcv', 'tap_device', 'tap_features', 'tap_read', 'tap_write', 'tp_status', 'tun_f', 'validate_xmit_skb', 'veth_device', 'veth_uses_napi', 'veth_xmit', 'virtio_net_hdr_from_skb', 'virtio_net_hdr_tnl_from_skb', 'virtio_net_hdr_tnl_to_skb', 'virtio_net_hdr_to_skb', 'vnet', 'vxlan_compute_rco', 'vxlan_device', 'vxlan_rcv', 'vxlan_source_port', 'vxlan_xmit']
 class IpSummed:
     """
     skb->ip_summed (include/linux/skbuff.h).
@@ -800,6 +800,143 @@ class OvsSkb:
     @vlan_tpid.setter
     def vlan_tpid(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
+class KernelHost:
+    """
+    A Linux host: NIC, VXLAN, switch and guest.
+    """
+    attach: str
+    eswitch_offload: bool
+    gro: bool
+    ibmveth: IbmvethConfig | None
+    kv: KernelVersion
+    nic_dev: DeviceFeatures
+    nic_xmit: XmitOptions
+    route: UnderlayRoute
+    rx_meta: RxMeta
+    stack_dev_mac: str | None
+    sw: str
+    tap: TapConfig
+    vxlan: VxlanConfig | None
+    def __init__(self, nic: str | offlab._core.NicProfile = 'ixgbe_82599', kv: KernelVersion = ...) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def add_ovs_dec_ttl(self) -> None:
+        ...
+    def add_ovs_set_eth(self, src: str | None = None, dst: str | None = None) -> None:
+        ...
+    def add_ovs_set_ipv4(self, src: str | None = None, dst: str | None = None, tos: typing.SupportsInt | typing.SupportsIndex | None = None, ttl: typing.SupportsInt | typing.SupportsIndex | None = None) -> None:
+        ...
+    def add_ovs_set_ipv6(self, src: str | None = None, dst: str | None = None, tclass: typing.SupportsInt | typing.SupportsIndex | None = None, label: typing.SupportsInt | typing.SupportsIndex | None = None, hlimit: typing.SupportsInt | typing.SupportsIndex | None = None) -> None:
+        ...
+    def add_ovs_set_tcp(self, src: typing.SupportsInt | typing.SupportsIndex | None = None, dst: typing.SupportsInt | typing.SupportsIndex | None = None) -> None:
+        ...
+    def add_ovs_set_udp(self, src: typing.SupportsInt | typing.SupportsIndex | None = None, dst: typing.SupportsInt | typing.SupportsIndex | None = None) -> None:
+        ...
+    def clear_ovs_actions(self) -> None:
+        ...
+    def clear_ovs_tunnel(self) -> None:
+        ...
+    def set_ovs_tunnel(self, dst: str, src: str = '0.0.0.0', vni: typing.SupportsInt | typing.SupportsIndex = 0, csum: bool = False, tos: typing.SupportsInt | typing.SupportsIndex = 0, ttl: typing.SupportsInt | typing.SupportsIndex = 64, tp_dst: typing.SupportsInt | typing.SupportsIndex = 0, df: bool = False) -> None:
+        ...
+    @property
+    def mss(self) -> int:
+        ...
+    @mss.setter
+    def mss(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def mtu(self) -> int:
+        ...
+    @mtu.setter
+    def mtu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def nic(self) -> str:
+        ...
+    @property
+    def ovs_action_count(self) -> int:
+        ...
+    @property
+    def ovs_tunnel(self) -> typing.Any:
+        ...
+    @property
+    def stack_udp_ports(self) -> list[int]:
+        ...
+    @stack_udp_ports.setter
+    def stack_udp_ports(self, arg1: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
+        ...
+    @property
+    def tap_offloads(self) -> int:
+        ...
+    @tap_offloads.setter
+    def tap_offloads(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class TxOutcome:
+    """
+    What a host's transmit put on the wire.
+    """
+    @property
+    def counters(self) -> dict[str, int]:
+        ...
+    @property
+    def drops(self) -> dict[str, int]:
+        ...
+    @property
+    def hw_switched(self) -> int:
+        ...
+    @property
+    def ibmveth(self) -> list:
+        ...
+    @property
+    def to_driver(self) -> list[SkBuff]:
+        ...
+    @property
+    def wire(self) -> list:
+        ...
+    @property
+    def work(self) -> dict:
+        ...
+class RxOutcome:
+    """
+    What a host's receive delivered.
+    """
+    @property
+    def cell_gro(self) -> GroStats:
+        ...
+    @property
+    def cell_gro_ran(self) -> bool:
+        ...
+    @property
+    def counters(self) -> dict[str, int]:
+        ...
+    @property
+    def delivered(self) -> list[SkBuff]:
+        ...
+    @property
+    def drops(self) -> dict[str, int]:
+        ...
+    @property
+    def hw_switched(self) -> int:
+        ...
+    @property
+    def ibmveth(self) -> list:
+        ...
+    @property
+    def nic_gro(self) -> GroStats:
+        ...
+    @property
+    def not_validated(self) -> dict[str, int]:
+        ...
+    @property
+    def tap_hdrs(self) -> list[VnetHdrTunnel]:
+        ...
+    @property
+    def wire(self) -> list:
+        ...
+    @property
+    def work(self) -> dict:
+        ...
 def all_virtual_devices(kv: KernelVersion = ...) -> list[VirtualDevice]:
     ...
 def bridge_device(kv: KernelVersion = ...) -> VirtualDevice:
@@ -822,6 +959,18 @@ def flow_dissect_basic(skb: SkBuff, proto: typing.SupportsInt | typing.SupportsI
     ...
 def gso_type_names(gso_type: typing.SupportsInt | typing.SupportsIndex) -> str:
     ...
+def host_guest_skb(host: KernelHost, frame: bytes, hdr: offlab._core.VnetHdr) -> SkBuff:
+    ...
+def host_receive(host: KernelHost, frames: collections.abc.Sequence[bytes]) -> RxOutcome:
+    """
+    Frames from the wire, one NAPI poll, through the host.
+    """
+def host_socket_skb(host: KernelHost, frame: bytes) -> SkBuff:
+    ...
+def host_transmit(host: KernelHost, skb: SkBuff) -> TxOutcome:
+    """
+    A guest's (or local socket's) skb through the host.
+    """
 def ibmveth_features(cfg: IbmvethConfig, kv: KernelVersion = ...) -> DeviceFeatures:
     ...
 def ibmveth_start_xmit(skb: SkBuff, cfg: IbmvethConfig, kv: KernelVersion = ...) -> tuple[bool, str, SkBuff, bool, int, int, dict[str, int]]:
@@ -923,6 +1072,8 @@ def validate_xmit_skb(skb: SkBuff, dev: DeviceFeatures, kv: KernelVersion = ...,
     validate_xmit_skb; returns (skbs, counters, work). skbs == [] means dropped.
     """
 def veth_device(kv: KernelVersion = ...) -> VirtualDevice:
+    ...
+def veth_uses_napi(tx: DeviceFeatures, peer: DeviceFeatures, peer_xdp: bool = False, from_local_socket: bool = False) -> bool:
     ...
 def veth_xmit(skb: SkBuff, peer: DeviceFeatures, kv: KernelVersion = ...) -> None:
     ...
