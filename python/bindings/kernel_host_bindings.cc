@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "offlab/linux/host.h"
+#include "offlab/net/addr.h"
 #include "offlab/net/error.h"
 
 namespace py = pybind11;
@@ -62,25 +63,9 @@ using kernel::HostSwitch;
 using kernel::KernelHost;
 using Opt = std::optional<std::string>;
 
-std::array<uint8_t, 6> HostMac(const std::string& s) {
-  std::array<uint8_t, 6> m{};
-  unsigned v[6];
-  char tail = 0;
-  if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                  &tail) != 6)
-    throw Error("MAC address '" + s + "': expected aa:bb:cc:dd:ee:ff");
-  for (int i = 0; i < 6; ++i) {
-    if (v[i] > 0xff) throw Error("MAC address '" + s + "': byte out of range");
-    m[i] = static_cast<uint8_t>(v[i]);
-  }
-  return m;
-}
+std::array<uint8_t, 6> HostMac(const std::string& s) { return ParseMac(s); }
 
-std::string MacText(const std::array<uint8_t, 6>& m) {
-  char b[18];
-  std::snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-  return b;
-}
+std::string MacText(const std::array<uint8_t, 6>& m) { return MacToString(m); }
 
 // IPv4 in the first 4 bytes, or IPv6; *v6 tells which.
 std::array<uint8_t, 16> HostAddr(const std::string& s, bool* v6) {

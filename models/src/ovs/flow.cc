@@ -1,7 +1,5 @@
 #include "offlab/ovs/flow.h"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -209,34 +207,6 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
 }
 
 }  // namespace
-
-IpAddr ParseIp(const std::string& s, bool* ipv6) {
-  IpAddr a{};
-  if (inet_pton(AF_INET, s.c_str(), a.data()) == 1) {
-    *ipv6 = false;
-    return a;
-  }
-  if (inet_pton(AF_INET6, s.c_str(), a.data()) == 1) {
-    *ipv6 = true;
-    return a;
-  }
-  throw Error("'" + s + "' is not an IP address");
-}
-
-MacAddr ParseMac(const std::string& s) {
-  MacAddr m{};
-  unsigned v[6];
-  char extra;
-  if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                  &extra) != 6) {
-    throw Error("'" + s + "' is not a MAC address");
-  }
-  for (int i = 0; i < 6; i++) {
-    if (v[i] > 255) throw Error("'" + s + "' is not a MAC address");
-    m[i] = static_cast<uint8_t>(v[i]);
-  }
-  return m;
-}
 
 bool Match::simple() const {
   return !nw_proto && !nw_src && !nw_dst && !tp_src && !tp_dst && !tun_id && !tun_src && !tun_dst &&

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "offlab/net/addr.h"
 #include "offlab/net/packet.h"
 #include "offlab/ovs/parse.h"
 #include "offlab/ovs/rewrite.h"
@@ -90,7 +91,5 @@ using PortResolver = std::function<uint32_t(const std::string&)>;
 Rule ParseRule(const std::string& text, const PortResolver& ports);
 
 // "192.168.1.1" or "2001:db8::1" into an IpAddr; sets *ipv6. Throws on error.
-IpAddr ParseIp(const std::string& s, bool* ipv6);
-MacAddr ParseMac(const std::string& s);
 
 }  // namespace offlab

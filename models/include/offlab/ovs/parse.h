@@ -8,12 +8,10 @@
 #include <cstdint>
 #include <string>
 
+#include "offlab/net/addr.h"
 #include "offlab/net/packet.h"
 
 namespace offlab {
-
-using MacAddr = std::array<uint8_t, 6>;
-using IpAddr = std::array<uint8_t, 16>;  // IPv4 in the first 4 bytes
 
 namespace frag {
 constexpr uint8_t kAny = 1 << 0;    // the packet is a fragment
