@@ -27,11 +27,14 @@ class DatalogReach:
         self.reach = z3.Function("Reach", self.sort, z3.BoolSort())
         self.x = z3.Const("x", self.sort)
         self.fp.register_relation(self.reach)
-        self.fp.declare_var(self.x)
+        # Ground clauses, added before the query variable is declared so the
+        # API does not wrap each in a quantifier; one per distinct (s, t): the
+        # operation's name does not change what is reachable.
         for s in init:
-            self.fp.fact(self.reach(self._id(s)))
-        for (s, _), t in edges.items():
-            self.fp.rule(self.reach(self._id(t)), self.reach(self._id(s)))
+            self.fp.add_rule(self.reach(self._id(s)))
+        for s, t in {(s, t) for (s, _), t in edges.items()}:
+            self.fp.add_rule(z3.Implies(self.reach(self._id(s)), self.reach(self._id(t))))
+        self.fp.declare_var(self.x)
         self.n = 0
 
     def _id(self, s: KState) -> z3.BitVecNumRef:
