@@ -17,6 +17,7 @@ __attribute__((weak)) void BindKernelVxlan(py::module_& k);
 __attribute__((weak)) void BindKernelXmit(py::module_& k);
 __attribute__((weak)) void BindKernelOvs(py::module_& k);
 __attribute__((weak)) void BindKernelHost(py::module_& k);
+__attribute__((weak)) void BindKernelGeneve(py::module_& k);
 }  // namespace offlab
 
 PYBIND11_MODULE(_core, m) {
@@ -34,6 +35,7 @@ PYBIND11_MODULE(_core, m) {
   auto kernel = m.def_submodule("kernel", "The Linux kernel path model (skb checksum state).");
   offlab::BindKernel(kernel);
   for (auto* bind : {offlab::BindKernelRx, offlab::BindKernelGro, offlab::BindKernelVxlan,
-                     offlab::BindKernelXmit, offlab::BindKernelOvs, offlab::BindKernelHost})
+                     offlab::BindKernelXmit, offlab::BindKernelOvs, offlab::BindKernelHost,
+                     offlab::BindKernelGeneve})
     if (bind) bind(kernel);
 }
