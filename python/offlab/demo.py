@@ -140,9 +140,39 @@ def _proofs(rep: Report, out: Path) -> bool:
     sec.paragraphs.append(
         f"GRE checksum after software segmentation of a tunnel TSO packet: {gre}."
     )
+    if r.kernel_results:
+        _kernel_proofs(sec, r)
     verdicts = ", ".join(sorted({v for v in cell.values()}))
     print(f"proofs: {'all proved' if r.ok else 'NOT all proved'} ({verdicts}) in {r.seconds:.1f} s")
     return r.ok
+
+
+def _kernel_proofs(sec, r) -> None:  # noqa: ANN001
+    """The same proofs over the Linux kernel model (docs/verification.md, K0-K4)."""
+    from offlab_verify.kernel.properties import KERNEL_PROPERTIES
+
+    profiles = sorted({x.profile for x in r.kernel_results})
+    cell: dict[tuple[str, str], str] = {}
+    for x in r.kernel_results:
+        key = (x.property, x.profile)
+        prev = cell.get(key, "PROVED")
+        if x.verdict == "HAZARD":
+            mark = "PROVED*" + x.invariant
+            cell[key] = prev if prev not in ("PROVED",) else mark
+        elif x.verdict != "PROVED":
+            cell[key] = x.verdict
+        else:
+            cell.setdefault(key, "PROVED")
+    rows = [[p.key, p.title, *(cell.get((p.key, n), "-") for n in profiles)]
+            for p in KERNEL_PROPERTIES]  # fmt: skip
+    sec.blocks.append(Table(["property", "meaning", *profiles], rows, "Linux kernel model x NIC"))
+    sec.paragraphs.append(
+        "Kernel model: PROVED*H1/H2/H3 means proved once a hazard of the kernel's own is left "
+        "out (openvswitch.ko set actions on encapsulated CHECKSUM_PARTIAL skbs; "
+        "inet_proto_csum_replace16 before v5.5; set_udp on a zero-checksum COMPLETE skb); K0 "
+        "reports drivers that vouch for checksums they did not check (i40e's tunnel "
+        "csum_level, ibmveth's hypervisor flag)."
+    )
 
 
 def _seeded_bug(rep: Report, out: Path) -> bool:
