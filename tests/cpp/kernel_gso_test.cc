@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "kernel_test_bytes.h"
 #include "offlab/linux/device_tx.h"
 #include "offlab/linux/device_tx_ibmveth.h"
 #include "offlab/linux/xmit.h"
@@ -19,23 +20,8 @@ namespace {
 
 constexpr size_t kEth = 14, kL3 = 14, kTh = 34, kHdr = 54, kMss = 1448;
 
-uint32_t Sum(const Bytes& b, size_t from, size_t to, uint32_t s = 0) {
-  for (size_t i = from; i + 1 < to; i += 2) s += (b[i] << 8) | b[i + 1];
-  if ((to - from) % 2) s += b[to - 1] << 8;
-  return s;
-}
-uint16_t Fold(uint32_t s) {
-  while (s >> 16) s = (s & 0xffff) + (s >> 16);
-  return static_cast<uint16_t>(s);
-}
-void Put16(Bytes& b, size_t o, uint32_t v) {
-  b[o] = static_cast<uint8_t>(v >> 8);
-  b[o + 1] = static_cast<uint8_t>(v);
-}
-uint16_t Get16(const Bytes& b, size_t o) { return static_cast<uint16_t>((b[o] << 8) | b[o + 1]); }
-void Add(Bytes& b, std::initializer_list<uint32_t> v) {
-  for (uint32_t x : v) b.push_back(static_cast<uint8_t>(x));
-}
+using namespace testbytes;  // Sum, Fold, Put16, Get16, Add
+
 uint32_t Pseudo(const Bytes& f, size_t l3, uint32_t len) {
   const bool v6 = (f[l3] >> 4) == 6;
   const size_t a = l3 + (v6 ? 8 : 12), e = l3 + (v6 ? 40 : 20);

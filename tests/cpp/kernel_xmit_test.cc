@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "kernel_test_bytes.h"
 #include "offlab/linux/device_tx.h"
 #include "offlab/linux/xmit.h"
 #include "offlab/net/work.h"
@@ -14,23 +15,8 @@
 namespace offlab::kernel {
 namespace {
 
-uint32_t Sum(const Bytes& b, size_t from, size_t to, uint32_t s = 0) {
-  for (size_t i = from; i + 1 < to; i += 2) s += (b[i] << 8) | b[i + 1];
-  if ((to - from) % 2) s += b[to - 1] << 8;
-  return s;
-}
-uint16_t Fold(uint32_t s) {
-  while (s >> 16) s = (s & 0xffff) + (s >> 16);
-  return static_cast<uint16_t>(s);
-}
-void Put16(Bytes& b, size_t o, uint32_t v) {
-  b[o] = static_cast<uint8_t>(v >> 8);
-  b[o + 1] = static_cast<uint8_t>(v);
-}
-uint16_t Get16(const Bytes& b, size_t o) { return static_cast<uint16_t>((b[o] << 8) | b[o + 1]); }
-void Add(Bytes& b, std::initializer_list<uint32_t> v) {
-  for (uint32_t x : v) b.push_back(static_cast<uint8_t>(x));
-}
+using namespace testbytes;  // Sum, Fold, Put16, Get16, Add
+
 // IPv4 pseudo header of the header at l3 (RFC 793 / RFC 768).
 uint32_t Pseudo4(const Bytes& f, size_t l3, uint8_t proto, uint32_t len) {
   return Sum(f, l3 + 12, l3 + 20) + proto + len;
