@@ -22,6 +22,7 @@
 // csum_cnt/csum_valid bookkeeping; its tunnel GRO hinging on the outer UDP
 // checksum (merged with one, not without) is the 3.18 rule. This is
 // inferred from that behaviour, not read from Red Hat's source.
+#include "offlab/linux/geneve_gro.h"
 #include "offlab/linux/gro_cb.h"
 #include "offlab/linux/skb_csum.h"
 #include "offlab/net/bytes.h"
@@ -124,10 +125,12 @@ GroPacket* UdpGroReceive(GroList& head, GroPacket& skb, size_t off, GroCtx& ctx)
   const uint16_t check = GetBe16(uh + hdr::kUdpCsumOfs);
   const uint16_t dport = GetBe16(uh + hdr::kTcpDstOfs);
   const GroVxlanSocket* vs = FindVxlanSocket(ctx.cfg, dport);
+  // A Geneve socket's gro_receive is taken through the same admission.
+  const GroGeneveSocket* gs = vs ? nullptr : FindGeneveSocket(ctx.cfg, dport);
   GroPacket* pp = nullptr;
   bool flush = true;
   skb.cb.is_flist = false;
-  if (!vs) {
+  if (!vs && !gs) {
     // Not a tunnel: L4 aggregation for a UDP_GRO socket, for forwarding
     // with NETIF_F_GRO_UDP_FWD, or as fraglist GRO (9fd1ff5d2ac7, v5.6).
     const GroUdpSocket* sk = FindUdpSocket(ctx.cfg, dport);
@@ -170,7 +173,7 @@ GroPacket* UdpGroReceive(GroList& head, GroPacket& skb, size_t off, GroCtx& ctx)
     if (RecursionTooDeep(skb))
       skb.cb.flush = true;
     else
-      pp = VxlanGroReceive(head, skb, *vs, ctx);
+      pp = vs ? VxlanGroReceive(head, skb, *vs, ctx) : GeneveGroReceive(head, skb, ctx);
   }
   skb.cb.flush |= flush;
   return pp;
@@ -236,16 +239,20 @@ bool UdpXGroComplete(GroPacket& skb, size_t uhoff, const GroCtx& ctx) {
   // udp_gro_complete.
   PutBe16(uh + hdr::kUdpLenOfs, ulen);
   const GroVxlanSocket* vs = FindVxlanSocket(ctx.cfg, GetBe16(uh + hdr::kTcpDstOfs));
+  const GroGeneveSocket* gs =
+      vs ? nullptr : FindGeneveSocket(ctx.cfg, GetBe16(uh + hdr::kTcpDstOfs));
   bool ok = true;
-  if (vs) {
+  if (vs || gs) {
     if (!legacy) {
       // The 3.14 path left gso_type and skb->encapsulation alone.
       skb.skb.gso_type = check ? gso::kUdpTunnelCsum : gso::kUdpTunnel;
       skb.cb.encap_mark = false;
       skb.skb.encapsulation = true;
     }
-    // vxlan_gro_complete -> eth_gro_complete after the VXLAN header.
-    ok = EthGroComplete(skb, uhoff + hdr::kUdpLen + hdr::kVxlanLen, ctx);
+    // vxlan_gro_complete -> eth_gro_complete after the VXLAN header;
+    // geneve_gro_complete after the Geneve header and its options.
+    ok = vs ? EthGroComplete(skb, uhoff + hdr::kUdpLen + hdr::kVxlanLen, ctx)
+            : GeneveGroComplete(skb, uhoff + hdr::kUdpLen, ctx);
   } else {
     ok = UdpGroCompleteSegment(skb, uhoff);
   }

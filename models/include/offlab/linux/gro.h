@@ -46,6 +46,12 @@ struct GroVxlanSocket {
   bool remcsum_nopartial = false;
 };
 
+// A Geneve driver socket on `port` (udp_sk(sk)->gro_receive =
+// geneve_gro_receive, drivers/net/geneve.c; see gro_geneve.cc).
+struct GroGeneveSocket {
+  uint16_t port = 6081;
+};
+
 // A plain (non-tunnel) UDP socket on `port`; gro_enabled is setsockopt
 // UDP_GRO.
 struct GroUdpSocket {
@@ -70,6 +76,7 @@ struct GroConfig {
   // for the flow (tcp4_check_fraglist_gro uses fraglist GRO only without one).
   bool tcp_local_socket = true;
   std::vector<GroVxlanSocket> vxlan;
+  std::vector<GroGeneveSocket> geneve;
   std::vector<GroUdpSocket> udp_sockets;
 };
 
