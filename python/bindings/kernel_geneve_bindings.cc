@@ -15,6 +15,7 @@
 //     ip_tunnel_collect_metadata() (e.g. OVS) or `external`: critical
 //     options are then not dropped on receive. Attributes read/write;
 //     udp_csum_tx() -> bool.
+//   GeneveConfig.port_min / port_max: srcport range (default 1..65535).
 //   geneve_xmit(inner: SkBuff, cfg, route: UnderlayRoute, kv=LAB_KERNEL)
 //     -> (sent: bool, reason: str, skb: SkBuff, counters: dict)
 //   geneve_rcv(outer: SkBuff, cfg, kv=LAB_KERNEL)
@@ -120,6 +121,8 @@ void BindKernelGeneve(py::module_& k) {
           [](GeneveConfig& c, const std::string& s) { c.mac = ParseMac(s); })
       .def_readwrite("vni", &GeneveConfig::vni)
       .def_readwrite("dstport", &GeneveConfig::dstport)
+      .def_readwrite("port_min", &GeneveConfig::port_min)
+      .def_readwrite("port_max", &GeneveConfig::port_max)
       .def_readonly("ipv6", &GeneveConfig::ipv6)
       .def_property_readonly("local",
                              [](const GeneveConfig& c) { return GeneveAddrText(c.local, c.ipv6); })

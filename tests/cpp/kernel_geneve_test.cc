@@ -257,6 +257,22 @@ TEST(KernelGeneveXmit, Ipv6UnderlayChecksumAndZeroCsumTx) {
   EXPECT_NE(r.skb.ip_summed, IpSummed::kPartial);
 }
 
+TEST(KernelGeneveXmit, SourcePortFromTheFlowHashOverOneTo65535) {
+  // include/net/udp.h udp_flow_src_port: hash ^= hash << 16, then
+  // min + ((hash * (max - min)) >> 32); geneve passes 1 and USHRT_MAX.
+  // 0x12345678 ^ 0x56780000 = 0x444c5678; * 65534 >> 32 = 17483 (0x444b).
+  UnderlayRoute rt = Route();
+  rt.flow_hash = 0x12345678;
+  auto r = GeneveXmit(Skb(Inner(true)), TxConfig(), rt);
+  ASSERT_TRUE(r.sent);
+  EXPECT_EQ(At16(r.skb.pkt.bytes(), 34), 0x444b + 1);
+  GeneveConfig cfg = TxConfig();
+  cfg.port_min = 40000;
+  cfg.port_max = 40001;  // srcport 40000 40001: one port
+  r = GeneveXmit(Skb(Inner(true)), cfg, rt);
+  EXPECT_EQ(At16(r.skb.pkt.bytes(), 34), 40000);
+}
+
 TEST(KernelGeneveXmit, ShortFrameIsATxError) {
   Counters c;
   Bytes b = Inner(true);

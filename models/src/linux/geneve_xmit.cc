@@ -91,7 +91,7 @@ GeneveXmitResult GeneveXmit(SkBuff skb, const GeneveConfig& cfg, const UnderlayR
   h.ipv6 = cfg.ipv6;
   h.saddr = cfg.local;
   h.daddr = cfg.remote;
-  h.sport = VxlanSourcePort(rt.flow_hash, 1, 65535, rt);  // udp_flow_src_port(1, USHRT_MAX)
+  h.sport = VxlanSourcePort(rt.flow_hash, cfg.port_min, cfg.port_max, rt);
   h.dport = cfg.dstport;
   const uint8_t inner_ds = InnerDs(skb, et);
   const uint8_t tos = cfg.tos == 1 ? inner_ds : cfg.tos;

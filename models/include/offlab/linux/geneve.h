@@ -38,6 +38,10 @@ struct GeneveConfig {
   std::array<uint8_t, 6> mac{};  // the geneve device's address
   uint32_t vni = 0;
   uint16_t dstport = kGeneveDefaultPort;
+  // Source port range for udp_flow_src_port: 1..65535 (USHRT_MAX) by
+  // default; newer kernels take `srcport MIN MAX` (cfg.port_min/port_max
+  // in the newest stored geneve.c, geneve_xmit_skb).
+  uint16_t port_min = 1, port_max = 65535;
   bool ipv6 = false;                          // remote is IPv6 (IP_TUNNEL_INFO_IPV6)
   std::array<uint8_t, 16> local{}, remote{};  // IPv4 in the first 4 bytes
   uint8_t ttl = 0;                            // 0 = the route's hop limit
