@@ -1,6 +1,6 @@
 // Feeds arbitrary frames through the Linux kernel model's entry points that
 // read packet bytes: a NIC driver's receive (per profile), GRO with a VXLAN
-// socket, VXLAN decapsulation or the local stack, the OVS kernel datapath's
+// socket, VXLAN and Geneve decapsulation or the local stack, the OVS kernel datapath's
 // set actions, validate_xmit_skb and the device's transmit, and the
 // virtio-net header paths (TAP write, AF_PACKET send). The first bytes
 // choose the profile, kernel version, VXLAN options, features and header.
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "offlab/linux/device_tx.h"
+#include "offlab/linux/geneve.h"
 #include "offlab/linux/gro.h"
 #include "offlab/linux/ovs_actions.h"
 #include "offlab/linux/ovs_dp.h"
@@ -71,6 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     gc.kv = kv;
     gc.head_frag = opt & 1;
     gc.vxlan.push_back(GroVxlanSocket{4789, bool(opt & 2), bool(opt & 4)});
+    gc.geneve.push_back(GroGeneveSocket{});
     GroCell cell(gc);
     if (!rx.dropped) {
       cell.Receive(rx.skb, 1);
@@ -82,7 +84,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     vx.remcsum_rx = opt & 2;
     vx.remcsum_nopartial = opt & 4;
     vx.udp6_zero_csum_rx = opt & 8;
+    GeneveConfig gn;
+    gn.vni = 42;
+    gn.udp6_zero_csum_rx = opt & 8;
     for (SkBuff& skb : cell.Flush()) {
+      GeneveRcv(skb, gn, kv, &c);
       VxlanRcvResult r = VxlanRcv(skb, vx, kv, &c);
       if (r.delivered) {
         StackRxConfig sc;

@@ -12,7 +12,7 @@ from . import vnet
 from . import tp_status
 from . import tun_f
 from . import gro_gso
-__all__: list[str] = ['DeviceFeatures', 'GSO_TCP_ACCECN', 'GSO_TCP_FIXEDID_618', 'GSO_TCP_FIXEDID_INNER_618', 'GroCell', 'GroConfig', 'GroResult', 'GroStats', 'GroUdpSocket', 'GroVxlanSocket', 'IbmvethConfig', 'IpSummed', 'KernelHost', 'KernelNicView', 'KernelVersion', 'LAB_KERNEL', 'OvsSkb', 'PacketSocketConfig', 'RxMeta', 'RxOutcome', 'RxResult', 'SkBuff', 'TapConfig', 'TxOutcome', 'UnderlayRoute', 'VirtualDevice', 'VnetHdr', 'VnetHdrTunnel', 'VxlanConfig', 'VxlanDf', 'XmitOptions', 'all_virtual_devices', 'bridge_device', 'can_checksum_protocol', 'device_transmit', 'driver_receive', 'feature_from_name', 'feature_names', 'flow_dissect_basic', 'gro_gso', 'gso', 'gso_type_names', 'host_guest_skb', 'host_receive', 'host_socket_skb', 'host_transmit', 'ibmveth_features', 'ibmveth_start_xmit', 'kernel_device_features', 'kernel_view', 'net_gso_ok', 'netif', 'netif_needs_gso', 'netif_skb_features', 'nf_conntrack_in', 'nf_nat_manip_pkt', 'ovs_ct', 'ovs_dec_ttl', 'ovs_output', 'ovs_pop_vlan', 'ovs_push_vlan', 'ovs_recirc', 'ovs_set_eth', 'ovs_set_ipv4', 'ovs_set_ipv6', 'ovs_set_sctp', 'ovs_set_tcp', 'ovs_set_tunnel', 'ovs_set_udp', 'ovs_vport_receive', 'packet_csum_status', 'packet_rcv_vnet', 'packet_snd', 'parse_kernel_version', 'predict_conntrack', 'pskb_trim_rcsum', 'skb_checksum_help', 'skb_complete_partial', 'skb_csum_hwoffload_help', 'skb_csum_unnecessary', 'skb_gso_ok', 'skb_gso_segment', 'skb_needs_linearize', 'stack_rcv', 'tap_device', 'tap_features', 'tap_read', 'tap_write', 'tp_status', 'tun_f', 'validate_xmit_skb', 'veth_device', 'veth_uses_napi', 'veth_xmit', 'virtio_net_hdr_from_skb', 'virtio_net_hdr_tnl_from_skb', 'virtio_net_hdr_tnl_to_skb', 'virtio_net_hdr_to_skb', 'vnet', 'vxlan_compute_rco', 'vxlan_device', 'vxlan_rcv', 'vxlan_source_port', 'vxlan_xmit']
+__all__: list[str] = ['DeviceFeatures', 'GSO_TCP_ACCECN', 'GSO_TCP_FIXEDID_618', 'GSO_TCP_FIXEDID_INNER_618', 'GeneveConfig', 'GeneveDf', 'GroCell', 'GroConfig', 'GroGeneveSocket', 'GroResult', 'GroStats', 'GroUdpSocket', 'GroVxlanSocket', 'IbmvethConfig', 'IpSummed', 'KernelHost', 'KernelNicView', 'KernelVersion', 'LAB_KERNEL', 'OvsSkb', 'PacketSocketConfig', 'RxMeta', 'RxOutcome', 'RxResult', 'SkBuff', 'TapConfig', 'TxOutcome', 'UnderlayRoute', 'VirtualDevice', 'VnetHdr', 'VnetHdrTunnel', 'VxlanConfig', 'VxlanDf', 'XmitOptions', 'all_virtual_devices', 'bridge_device', 'can_checksum_protocol', 'device_transmit', 'driver_receive', 'feature_from_name', 'feature_names', 'flow_dissect_basic', 'geneve_rcv', 'geneve_xmit', 'gro_gso', 'gso', 'gso_type_names', 'host_guest_skb', 'host_receive', 'host_socket_skb', 'host_transmit', 'ibmveth_features', 'ibmveth_start_xmit', 'kernel_device_features', 'kernel_view', 'net_gso_ok', 'netif', 'netif_needs_gso', 'netif_skb_features', 'nf_conntrack_in', 'nf_nat_manip_pkt', 'ovs_ct', 'ovs_dec_ttl', 'ovs_output', 'ovs_pop_vlan', 'ovs_push_vlan', 'ovs_recirc', 'ovs_set_eth', 'ovs_set_ipv4', 'ovs_set_ipv6', 'ovs_set_sctp', 'ovs_set_tcp', 'ovs_set_tunnel', 'ovs_set_udp', 'ovs_vport_receive', 'packet_csum_status', 'packet_rcv_vnet', 'packet_snd', 'parse_kernel_version', 'predict_conntrack', 'pskb_trim_rcsum', 'skb_checksum_help', 'skb_complete_partial', 'skb_csum_hwoffload_help', 'skb_csum_unnecessary', 'skb_gso_ok', 'skb_gso_segment', 'skb_needs_linearize', 'stack_rcv', 'tap_device', 'tap_features', 'tap_read', 'tap_write', 'tp_status', 'tun_f', 'validate_xmit_skb', 'veth_device', 'veth_uses_napi', 'veth_xmit', 'virtio_net_hdr_from_skb', 'virtio_net_hdr_tnl_from_skb', 'virtio_net_hdr_tnl_to_skb', 'virtio_net_hdr_to_skb', 'vnet', 'vxlan_compute_rco', 'vxlan_device', 'vxlan_rcv', 'vxlan_source_port', 'vxlan_xmit']
 class IpSummed:
     """
     skb->ip_summed (include/linux/skbuff.h).
@@ -487,6 +487,12 @@ class GroConfig:
     def features(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
     @property
+    def geneve(self) -> list[GroGeneveSocket]:
+        ...
+    @geneve.setter
+    def geneve(self, arg0: collections.abc.Sequence[GroGeneveSocket]) -> None:
+        ...
+    @property
     def gro_max_size(self) -> int:
         ...
     @gro_max_size.setter
@@ -937,6 +943,140 @@ class RxOutcome:
     @property
     def work(self) -> dict:
         ...
+class GeneveDf:
+    """
+    ip link ... type geneve df unset|set|inherit.
+    
+    Members:
+    
+      UNSET
+    
+      SET
+    
+      INHERIT
+    """
+    INHERIT: typing.ClassVar[GeneveDf]
+    SET: typing.ClassVar[GeneveDf]
+    UNSET: typing.ClassVar[GeneveDf]
+    __members__: typing.ClassVar[dict[str, GeneveDf]]
+    @typing.overload
+    def __eq__(self, other: GeneveDf) -> bool:
+        ...
+    @typing.overload
+    def __eq__(self, other: typing.Any) -> bool:
+        ...
+    def __getstate__(self) -> int:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __index__(self) -> int:
+        ...
+    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __int__(self) -> int:
+        ...
+    @typing.overload
+    def __ne__(self, other: GeneveDf) -> bool:
+        ...
+    @typing.overload
+    def __ne__(self, other: typing.Any) -> bool:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __str__(self) -> str:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def value(self) -> int:
+        ...
+class GeneveConfig:
+    """
+    A geneve device's options.
+    """
+    collect_metadata: bool
+    critical: bool
+    df: GeneveDf
+    inner_proto_inherit: bool
+    mac: str
+    name: str
+    oam: bool
+    options: bytes
+    ttl_inherit: bool
+    udp6_zero_csum_rx: bool
+    udp6_zero_csum_tx: bool
+    udp_csum: bool | None
+    up: bool
+    def __init__(self, name: str = 'geneve0', mac: str = '00:00:00:00:00:00', vni: typing.SupportsInt | typing.SupportsIndex = 0, dstport: typing.SupportsInt | typing.SupportsIndex = 6081, local: str = '0.0.0.0', remote: str = '0.0.0.0', ttl: typing.SupportsInt | typing.SupportsIndex = 0, ttl_inherit: bool = False, tos: typing.SupportsInt | typing.SupportsIndex = 0, df: GeneveDf = ..., label: typing.SupportsInt | typing.SupportsIndex = 0, udp_csum: bool | None = None, udp6_zero_csum_tx: bool = False, udp6_zero_csum_rx: bool = False, options: bytes = b'', oam: bool = False, critical: bool = False, collect_metadata: bool = False, inner_proto_inherit: bool = False, up: bool = True) -> None:
+        ...
+    def udp_csum_tx(self) -> bool:
+        ...
+    @property
+    def dstport(self) -> int:
+        ...
+    @dstport.setter
+    def dstport(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def ipv6(self) -> bool:
+        ...
+    @property
+    def label(self) -> int:
+        ...
+    @label.setter
+    def label(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def local(self) -> str:
+        ...
+    @property
+    def port_max(self) -> int:
+        ...
+    @port_max.setter
+    def port_max(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def port_min(self) -> int:
+        ...
+    @port_min.setter
+    def port_min(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def remote(self) -> str:
+        ...
+    @property
+    def tos(self) -> int:
+        ...
+    @tos.setter
+    def tos(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def ttl(self) -> int:
+        ...
+    @ttl.setter
+    def ttl(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def vni(self) -> int:
+        ...
+    @vni.setter
+    def vni(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class GroGeneveSocket:
+    """
+    A Geneve socket's port for GRO.
+    """
+    def __init__(self, port: typing.SupportsInt | typing.SupportsIndex = 6081) -> None:
+        ...
+    @property
+    def port(self) -> int:
+        ...
+    @port.setter
+    def port(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 def all_virtual_devices(kv: KernelVersion = ...) -> list[VirtualDevice]:
     ...
 def bridge_device(kv: KernelVersion = ...) -> VirtualDevice:
@@ -957,6 +1097,14 @@ def feature_names(features: typing.SupportsInt | typing.SupportsIndex) -> list[s
     ...
 def flow_dissect_basic(skb: SkBuff, proto: typing.SupportsInt | typing.SupportsIndex, nhoff: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
     ...
+def geneve_rcv(outer: SkBuff, cfg: GeneveConfig, kv: KernelVersion = ...) -> tuple[bool, str, SkBuff, str, dict[str, int]]:
+    """
+    IP/UDP receive and geneve_udp_encap_recv; returns (delivered, reason, inner skb, pkt_type, counters).
+    """
+def geneve_xmit(inner: SkBuff, cfg: GeneveConfig, route: UnderlayRoute, kv: KernelVersion = ...) -> tuple[bool, str, SkBuff, dict[str, int]]:
+    """
+    geneve_xmit; returns (sent, reason, skb as handed to the underlay, counters).
+    """
 def gso_type_names(gso_type: typing.SupportsInt | typing.SupportsIndex) -> str:
     ...
 def host_guest_skb(host: KernelHost, frame: bytes, hdr: offlab._core.VnetHdr) -> SkBuff:
