@@ -10,14 +10,14 @@ namespace offlab {
 void BindCore(py::module_& m);
 void BindPipeline(py::module_& m);
 void BindKernel(py::module_& k);
-// The kernel model's parts bind themselves; weak while they are landing.
-__attribute__((weak)) void BindKernelRx(py::module_& k);
-__attribute__((weak)) void BindKernelGro(py::module_& k);
-__attribute__((weak)) void BindKernelVxlan(py::module_& k);
-__attribute__((weak)) void BindKernelXmit(py::module_& k);
-__attribute__((weak)) void BindKernelOvs(py::module_& k);
-__attribute__((weak)) void BindKernelHost(py::module_& k);
-__attribute__((weak)) void BindKernelGeneve(py::module_& k);
+// The kernel model's parts, each binding itself into the `kernel` submodule.
+void BindKernelRx(py::module_& k);
+void BindKernelGro(py::module_& k);
+void BindKernelVxlan(py::module_& k);
+void BindKernelXmit(py::module_& k);
+void BindKernelOvs(py::module_& k);
+void BindKernelHost(py::module_& k);
+void BindKernelGeneve(py::module_& k);
 }  // namespace offlab
 
 PYBIND11_MODULE(_core, m) {
@@ -35,7 +35,7 @@ PYBIND11_MODULE(_core, m) {
   auto kernel = m.def_submodule("kernel", "The Linux kernel path model (skb checksum state).");
   offlab::BindKernel(kernel);
   for (auto* bind : {offlab::BindKernelRx, offlab::BindKernelGro, offlab::BindKernelVxlan,
-                     offlab::BindKernelXmit, offlab::BindKernelOvs, offlab::BindKernelHost,
-                     offlab::BindKernelGeneve})
-    if (bind) bind(kernel);
+                     offlab::BindKernelGeneve, offlab::BindKernelXmit, offlab::BindKernelOvs,
+                     offlab::BindKernelHost})
+    bind(kernel);
 }
