@@ -32,6 +32,7 @@
 
 #include "offlab/linux/geneve.h"
 #include "offlab/linux/stack_rx_csum.h"
+#include "offlab/linux/udp_tunnel.h"
 #include "offlab/net/bytes.h"
 #include "offlab/net/checksum.h"
 #include "offlab/net/headers.h"
@@ -88,24 +89,12 @@ GeneveRcvResult GeneveRcv(SkBuff skb, const GeneveConfig& cfg, KernelVersion kv,
     r.skb = std::move(skb);
     return std::move(r);
   };
-  if (skb.len() < hdr::kEthLen) return drop("PKT_TOO_SMALL");
-  if (skb.ip_summed == IpSummed::kComplete && skb.csum_from < hdr::kEthLen)
-    PullRcsum(skb, skb.csum_from, hdr::kEthLen - skb.csum_from, kv);
   IpRcvInfo ip;
-  RxVerdict v = IpRcvCore(skb, hdr::kEthLen, kv, c, &ip);
-  if (!v.delivered) return drop(v.reason);
-  if (ip.fragment) return drop("FRAG_REASM (not modelled)");
-  if (c) c->Inc(ip.ipv6 ? "Ip6InDelivers" : "Ip:InDelivers");
-  if (ip.proto != hdr::kProtoUdp) return drop("NOT_UDP");
+  if (std::string why =
+          UdpTunnelSockRcv(skb, cfg.ipv6, cfg.dstport, cfg.ipv6 && cfg.NoCheck6Rx(), kv, c, &ip);
+      !why.empty())
+    return drop(why);
   const size_t l4 = ip.l4_ofs;
-  const bool ours =
-      l4 + 4 <= skb.len() && ip.ipv6 == cfg.ipv6 && GetBe16(skb.pkt.data() + l4 + 2) == cfg.dstport;
-  UdpSocketOpts sock;
-  sock.encap = true;
-  sock.convert_csum = true;
-  sock.no_check6_rx = cfg.ipv6 && cfg.NoCheck6Rx();
-  v = UdpRcv(skb, ip, ours ? &sock : nullptr, kv, c);
-  if (!v.delivered) return drop(v.reason);
 
   // geneve_udp_encap_recv, skb->data at the UDP header.
   if (skb.len() - l4 < hdr::kUdpLen + kGeneveHdrLen) return drop("PKT_TOO_SMALL");

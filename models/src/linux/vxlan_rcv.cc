@@ -39,6 +39,7 @@
 
 #include "offlab/linux/skb_csum.h"
 #include "offlab/linux/stack_rx_csum.h"
+#include "offlab/linux/udp_tunnel.h"
 #include "offlab/linux/vxlan.h"
 #include "offlab/net/bytes.h"
 #include "offlab/net/checksum.h"
@@ -121,24 +122,12 @@ VxlanRcvResult VxlanRcv(SkBuff skb, const VxlanConfig& cfg, KernelVersion kv, Co
     r.skb = std::move(skb);
     return std::move(r);
   };
-  if (skb.len() < hdr::kEthLen) return drop("PKT_TOO_SMALL");
-  if (skb.ip_summed == IpSummed::kComplete && skb.csum_from < hdr::kEthLen)
-    PullRcsum(skb, skb.csum_from, hdr::kEthLen - skb.csum_from, kv);
   IpRcvInfo ip;
-  RxVerdict v = IpRcvCore(skb, hdr::kEthLen, kv, c, &ip);
-  if (!v.delivered) return drop(v.reason);
-  if (ip.fragment) return drop("FRAG_REASM (not modelled)");
-  if (c) c->Inc(ip.ipv6 ? "Ip6InDelivers" : "Ip:InDelivers");
-  if (ip.proto != hdr::kProtoUdp) return drop("NOT_UDP");
+  if (std::string why =
+          UdpTunnelSockRcv(skb, cfg.ipv6, cfg.dstport, cfg.udp6_zero_csum_rx, kv, c, &ip);
+      !why.empty())
+    return drop(why);
   const size_t l4 = ip.l4_ofs;
-  const bool ours =
-      l4 + 4 <= skb.len() && ip.ipv6 == cfg.ipv6 && GetBe16(skb.pkt.data() + l4 + 2) == cfg.dstport;
-  UdpSocketOpts sock;
-  sock.encap = true;
-  sock.convert_csum = true;  // setup_udp_tunnel_sock: inet_inc_convert_csum
-  sock.no_check6_rx = cfg.udp6_zero_csum_rx;
-  v = UdpRcv(skb, ip, ours ? &sock : nullptr, kv, c);
-  if (!v.delivered) return drop(v.reason);
 
   // vxlan_rcv, skb->data at the UDP header.
   if (skb.len() - l4 < hdr::kUdpLen + hdr::kVxlanLen) return drop("PKT_TOO_SMALL");

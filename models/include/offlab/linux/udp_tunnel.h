@@ -9,9 +9,11 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "offlab/linux/features.h"
 #include "offlab/linux/skb.h"
+#include "offlab/linux/stack_rx.h"
 #include "offlab/linux/version.h"
 
 namespace offlab::kernel {
@@ -70,5 +72,14 @@ struct UdpTunnelHeader {
 // offsets move with the bytes.
 void UdpTunnelXmitSkb(SkBuff& skb, const UdpTunnelHeader& h, uint64_t dev_features,
                       KernelVersion kv);
+
+// The outer frame's way to a UDP tunnel socket (setup_udp_tunnel_sock:
+// encap_type set, checksum conversion on) bound to `dstport`: Ethernet pull,
+// IP receive, local delivery, then UDP receive with the socket's checksum
+// rules (the check before encap_rcv). Fills `ip`; returns the drop reason,
+// or "" when the tunnel's encap_rcv gets the skb (skb->data at the UDP
+// header, ip->l4_ofs). Shared by the VXLAN and Geneve receive paths.
+std::string UdpTunnelSockRcv(SkBuff& skb, bool ipv6, uint16_t dstport, bool no_check6_rx,
+                             KernelVersion kv, Counters* c, IpRcvInfo* ip);
 
 }  // namespace offlab::kernel
