@@ -36,6 +36,19 @@ from scipy.optimize import lsq_linear
 HERE = Path(__file__).resolve().parent
 SIM = HERE.parent
 CORES = ("pmd", "guest")
+# The kernel host's costs come from the kernel lab on this machine
+# (kernel_lab_costs.py), copied into every cost model this script writes.
+KERNEL_COSTS = HERE / "kernel-lab-costs.yaml"
+KERNEL_KEYS = (
+    "cycles_per_packet",
+    "cycles_per_rx_frame",
+    "cycles_per_tx_frame",
+    "cycles_per_segment",
+    "cycles_per_csum_byte",
+    "cycles_per_copy_byte",
+    "cycles_per_poll",
+    "cycles_per_gro_merge",
+)
 # Cost-model keys in the order of the simulator's work counts (per_s in results.json).
 COSTS = (
     ("cycles_per_packet", "packets"),
@@ -82,7 +95,19 @@ def write_cost_model(path: Path, model: dict, source: str) -> None:
         lines.append(f"  clock_hz: {model[core]['clock_hz']:.4g}")
         for key, _ in COSTS:
             lines.append(f"  {key}: {model[core][key]:.4g}")
+    lines += kernel_section()
     path.write_text("\n".join(lines) + "\n")
+
+
+def kernel_section() -> list[str]:
+    """The kernel host's costs: measured in the kernel lab, not fitted here."""
+    doc = yaml.safe_load(KERNEL_COSTS.read_text())
+    costs = doc["costs"]
+    lines = ["kernel:", f"  source: {json.dumps(doc['source'])}"]
+    lines.append(f"  clock_hz: {float(costs['clock_hz']):.4g}")
+    for key in KERNEL_KEYS:
+        lines.append(f"  {key}: {float(costs[key]):.4g}")
+    return lines
 
 
 def simulate(runner: Path, scenario: str | dict, cost: Path, duration: float) -> dict:

@@ -29,10 +29,6 @@ namespace ns3 {
 
 namespace {
 
-std::string Ip(uint32_t host, uint32_t vm) {
-  return "10.0.0." + std::to_string(host == 0 ? 1 + vm : 101 + vm);
-}
-
 offlab::TunnelType TunnelTypeOf(const std::string& t) {
   if (t == "vxlan") {
     return offlab::TunnelType::kVxlan;
@@ -44,16 +40,6 @@ offlab::TunnelType TunnelTypeOf(const std::string& t) {
     return offlab::TunnelType::kGre;
   }
   throw offlab::Error("unknown tunnel type '" + t + "' (known: vxlan, geneve, gre, none)");
-}
-
-// The overlay MTU that leaves room for the encapsulation on the underlay.
-uint16_t GuestMtu(const TunnelScenario& s) {
-  if (s.tunnel == "none") {
-    return static_cast<uint16_t>(s.mtu);
-  }
-  const uint16_t ip = s.ipv6Underlay ? 40 : 20;
-  const uint16_t encap = s.tunnel == "gre" ? 4 + 4 : 8 + 8;  // GRE+key / UDP+VXLAN or Geneve
-  return static_cast<uint16_t>(s.mtu - ip - encap - 14);
 }
 
 }  // namespace
@@ -95,37 +81,13 @@ VmTunnelHelper::VmTunnelHelper(const TunnelScenario& s) : m_s(s) {
   }
 }
 
-Ptr<CpuModel> VmTunnelHelper::MakeCpu(const CoreCosts& c) const {
-  Ptr<CpuModel> cpu = CreateObject<CpuModel>();
-  cpu->SetAttribute("ClockHz", DoubleValue(c.clockHz));
-  cpu->SetAttribute("CyclesPerPacket", DoubleValue(c.perPacket));
-  cpu->SetAttribute("CyclesPerRxFrame", DoubleValue(c.perRxFrame));
-  cpu->SetAttribute("CyclesPerTxFrame", DoubleValue(c.perTxFrame));
-  cpu->SetAttribute("CyclesPerSegment", DoubleValue(c.perSegment));
-  cpu->SetAttribute("CyclesPerCsumByte", DoubleValue(c.perCsumByte));
-  cpu->SetAttribute("CyclesPerCopyByte", DoubleValue(c.perCopyByte));
-  return cpu;
-}
-
 void VmTunnelHelper::Install(Time start, Time stop) {
-  const uint16_t guestMtu = GuestMtu(m_s);
-  // The guest stack's segment: one 64 KB TSO frame of whole MSS segments.
-  const uint16_t mss = guestMtu - 20 - 32;
-  // A packet size below the MSS: every write is one segment (no Nagle).
-  const bool guestTso = m_s.guestTso && m_s.userspaceTso;
-  const uint32_t segment =
-      m_s.packetSize > 0 ? m_s.packetSize : (guestTso ? (64000 / mss) * mss : mss);
-  Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
-  Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(16 << 20));
-  // The receive window bounds what is in flight, so queues stay within the
-  // cores' backlog and the flow runs at its bottleneck without loss.
-  Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(16 << 20));
-  Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
-  Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpCubic"));
-
+  // vhost-user offers the guest TSO only with userspace-tso-enable
+  // (OVS d6a632a9b lib/netdev-dpdk.c:6416-6485,
+  // netdev_dpdk_vhost_client_reconfigure: HOST_TSO4/6 unsupported).
+  m_guests.Create(m_s, m_s.guestTso && m_s.userspaceTso);
   Ptr<OffloadChannel> wire = CreateObject<OffloadChannel>();
   wire->SetAttribute("Delay", TimeValue(MicroSeconds(m_s.delayUs)));
-  InternetStackHelper stack;
   for (uint32_t h = 0; h < 2; h++) {
     Ptr<Node> host = CreateObject<Node>();
     m_nic[h] = CreateObject<OffloadNetDevice>();
@@ -178,53 +140,18 @@ void VmTunnelHelper::Install(Time start, Time stop) {
       }
     }
     for (uint32_t i = 0; i < m_s.vms; i++) {
-      Ptr<Node> vm = CreateObject<Node>();
-      Ptr<VirtioNetDevice> dev = CreateObject<VirtioNetDevice>();
-      // vhost-user offers the guest TSO only with userspace-tso-enable
-      // (OVS d6a632a9b lib/netdev-dpdk.c:6416-6485,
-      // netdev_dpdk_vhost_client_reconfigure: HOST_TSO4/6 unsupported).
-      dev->SetAttribute("Tso", BooleanValue(m_s.guestTso && m_s.userspaceTso));
-      dev->SetAttribute("CsumOffload", BooleanValue(m_s.guestCsum));
-      dev->SetAttribute("GuestMtu", UintegerValue(guestMtu));
-      dev->SetCpu(MakeCpu(m_s.cost.guest));
-      vm->AddDevice(dev);
-      stack.Install(vm);
-      Ptr<Ipv4> ipv4 = vm->GetObject<Ipv4>();
-      const int32_t ifc = ipv4->AddInterface(dev);
-      ipv4->AddAddress(ifc, Ipv4InterfaceAddress(Ipv4Address(Ip(h, i).c_str()), "255.255.255.0"));
-      ipv4->SetUp(ifc);
-      m_guests[h].push_back(dev);
       const std::string name = "vm" + std::to_string(i);
-      sw->AddVhostPort(name, dev);
+      sw->AddVhostPort(name, m_guests.Get(h, i));
       sw->AddFlow("in_port=" + name + ",actions=output:" + out);
-      sw->AddFlow("in_port=" + out + ",ip,nw_dst=" + Ip(h, i) + ",actions=output:" + name);
+      sw->AddFlow("in_port=" + out + ",ip,nw_dst=" + GuestIp(h, i) + ",actions=output:" + name);
     }
   }
-  for (uint32_t i = 0; i < m_s.vms; i++) {
-    m_guests[0][i]->SetPeerAddress(Mac48Address::ConvertFrom(m_guests[1][i]->GetAddress()));
-    m_guests[1][i]->SetPeerAddress(Mac48Address::ConvertFrom(m_guests[0][i]->GetAddress()));
-    const uint16_t port = 5001;
-    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
-    ApplicationContainer s = sink.Install(m_guests[1][i]->GetNode());
-    s.Start(start);
-    s.Stop(stop);
-    m_sinks.Add(s);
-    BulkSendHelper src("ns3::TcpSocketFactory",
-                       InetSocketAddress(Ipv4Address(Ip(1, i).c_str()), port));
-    src.SetAttribute("MaxBytes", UintegerValue(0));
-    src.SetAttribute("SendSize", UintegerValue(segment));
-    ApplicationContainer c = src.Install(m_guests[0][i]->GetNode());
-    c.Start(start + MicroSeconds(10 * i));
-    c.Stop(stop);
-  }
-  m_sinkBase.assign(m_s.vms, 0);
+  m_guests.InstallApps(start, stop);
 }
 
 void VmTunnelHelper::ResetStats() {
   m_statsStart = Simulator::Now();
-  for (uint32_t i = 0; i < m_sinks.GetN(); i++) {
-    m_sinkBase[i] = DynamicCast<PacketSink>(m_sinks.Get(i))->GetTotalRx();
-  }
+  m_guests.ResetStats();
   for (uint32_t h = 0; h < 2; h++) {
     m_counterBase[h].clear();
     for (const auto& [k, v] : m_switch[h]->GetCounters().values()) {
@@ -232,9 +159,6 @@ void VmTunnelHelper::ResetStats() {
     }
     for (uint32_t i = 0; i < m_switch[h]->GetNPmds(); i++) {
       m_switch[h]->GetPmd(i)->ResetStats();
-    }
-    for (auto& g : m_guests[h]) {
-      g->GetCpu()->ResetStats();
     }
   }
 }
@@ -244,34 +168,8 @@ double VmTunnelHelper::GetGoodput() const {
   if (span <= 0) {
     return 0;
   }
-  double bytes = 0;
-  for (uint32_t i = 0; i < m_sinks.GetN(); i++) {
-    bytes +=
-        static_cast<double>(DynamicCast<PacketSink>(m_sinks.Get(i))->GetTotalRx() - m_sinkBase[i]);
-  }
-  return bytes * 8 / span;
+  return m_guests.ReceivedBytes() * 8 / span;
 }
-
-namespace {
-
-CoreLoad LoadOf(Ptr<CpuModel> cpu, double span) {
-  CoreLoad l;
-  l.utilisation = cpu->GetUtilisation();
-  l.drops = cpu->GetDrops();
-  if (span > 0) {
-    const CpuWork& w = cpu->GetWork();
-    l.workPerS.packets = w.packets / span;
-    l.workPerS.rxFrames = w.rxFrames / span;
-    l.workPerS.txFrames = w.txFrames / span;
-    l.workPerS.swSegments = w.swSegments / span;
-    l.workPerS.csumBytes = w.csumBytes / span;
-    l.workPerS.copyBytes = w.copyBytes / span;
-    l.cyclesPerS = cpu->Cycles(l.workPerS);
-  }
-  return l;
-}
-
-}  // namespace
 
 HostStats VmTunnelHelper::GetHostStats(uint32_t host) const {
   HostStats st;
@@ -281,8 +179,8 @@ HostStats VmTunnelHelper::GetHostStats(uint32_t host) const {
     st.pmds.push_back(LoadOf(sw->GetPmd(i), span));
     st.pmdUtilisation.push_back(st.pmds.back().utilisation);
   }
-  for (const auto& g : m_guests[host]) {
-    st.guests.push_back(LoadOf(g->GetCpu(), span));
+  for (uint32_t i = 0; i < m_guests.GetN(); i++) {
+    st.guests.push_back(LoadOf(m_guests.Get(host, i)->GetCpu(), span));
     st.guestUtilisation.push_back(st.guests.back().utilisation);
   }
   for (const auto& [k, v] : sw->GetCounters().values()) {

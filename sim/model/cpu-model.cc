@@ -19,6 +19,8 @@ CpuWork& CpuWork::operator+=(const CpuWork& o) {
   swSegments += o.swSegments;
   csumBytes += o.csumBytes;
   copyBytes += o.copyBytes;
+  polls += o.polls;
+  groMerges += o.groMerges;
   return *this;
 }
 
@@ -49,6 +51,12 @@ TypeId CpuModel::GetTypeId() {
           .AddAttribute("CyclesPerCopyByte", "Cycles per byte copied.", DoubleValue(0),
                         MakeDoubleAccessor(&CpuModel::m_cyclesPerCopyByte),
                         MakeDoubleChecker<double>(0))
+          .AddAttribute("CyclesPerPoll", "Cycles per NAPI poll (softirq entry, poll loop).",
+                        DoubleValue(0), MakeDoubleAccessor(&CpuModel::m_cyclesPerPoll),
+                        MakeDoubleChecker<double>(0))
+          .AddAttribute("CyclesPerGroMerge", "Cycles per frame GRO merges into a held skb.",
+                        DoubleValue(0), MakeDoubleAccessor(&CpuModel::m_cyclesPerGroMerge),
+                        MakeDoubleChecker<double>(0))
           .AddAttribute("MaxBacklog", "Work waiting longer than this is refused (ring overflow).",
                         TimeValue(MilliSeconds(50)), MakeTimeAccessor(&CpuModel::m_maxBacklog),
                         MakeTimeChecker())
@@ -63,17 +71,20 @@ CpuModel::CpuModel() = default;
 double CpuModel::Cycles(const CpuWork& w) const {
   return w.packets * m_cyclesPerPacket + w.rxFrames * m_cyclesPerRxFrame +
          w.txFrames * m_cyclesPerTxFrame + w.swSegments * m_cyclesPerSegment +
-         w.csumBytes * m_cyclesPerCsumByte + w.copyBytes * m_cyclesPerCopyByte;
+         w.csumBytes * m_cyclesPerCsumByte + w.copyBytes * m_cyclesPerCopyByte +
+         w.polls * m_cyclesPerPoll + w.groMerges * m_cyclesPerGroMerge;
 }
 
-bool CpuModel::Submit(const CpuWork& w, Time* done) {
+bool CpuModel::Submit(const CpuWork& w, Time* done) { return Submit(w, done, *this); }
+
+bool CpuModel::Submit(const CpuWork& w, Time* done, const CpuModel& costs) {
   const Time now = Simulator::Now();
   const Time start = std::max(now, m_busyUntil);
   if (start - now > m_maxBacklog) {
     m_drops++;
     return false;
   }
-  const double cycles = Cycles(w);
+  const double cycles = costs.Cycles(w);
   const Time service = Seconds(cycles / m_clockHz);
   m_busyUntil = start + service;
   m_busy += service;

@@ -25,6 +25,8 @@ struct CpuWork {
   double swSegments = 0;  //!< segments made by software GSO
   double csumBytes = 0;   //!< bytes run through a checksum in software
   double copyBytes = 0;   //!< bytes copied (GSO segments, vhost, user copies)
+  double polls = 0;       //!< NAPI polls (a kernel host's softirq)
+  double groMerges = 0;   //!< frames GRO merged into a held skb instead of passing up
 
   CpuWork& operator+=(const CpuWork& o);
 };
@@ -46,6 +48,12 @@ class CpuModel : public Object {
    * otherwise `done` is when the work completes.
    */
   bool Submit(const CpuWork& w, Time* done);
+  /**
+   * As Submit, with the work priced by `costs`' per-item cycles: one core
+   * running two kinds of code (a socket application's TCP and the kernel's
+   * transmit path under it).
+   */
+  bool Submit(const CpuWork& w, Time* done, const CpuModel& costs);
   /** Busy fraction since the last ResetStats(), in [0, 1]. */
   double GetUtilisation() const;
   void ResetStats();
@@ -64,6 +72,8 @@ class CpuModel : public Object {
   double m_cyclesPerSegment;
   double m_cyclesPerCsumByte;
   double m_cyclesPerCopyByte;
+  double m_cyclesPerPoll;
+  double m_cyclesPerGroMerge;
   Time m_maxBacklog;
 
   Time m_busyUntil;

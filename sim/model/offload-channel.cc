@@ -53,6 +53,16 @@ void OffloadChannel::Transmit(Ptr<OffloadNetDevice> from, Ptr<FrameTrain> train,
   const Time now = Simulator::Now();
   // Train mode: one event per receive burst, so the host sees frames no
   // earlier than they arrive and no later than a poll would take them.
+  if (to->TakesWholeTrains()) {
+    // The receiver polls by arrival time itself (a kernel host's NAPI): the
+    // train is handed over when its first frame arrives; in per-frame mode
+    // each frame still comes as its own event.
+    if (!perFrame) {
+      Simulator::ScheduleWithContext(ctx, train->arrivals.front() - now,
+                                     &OffloadNetDevice::ReceiveTrain, to, train);
+      return;
+    }
+  }
   const std::size_t burst = perFrame ? 1 : std::max<uint32_t>(1, to->GetRxBurst());
   const std::size_t n = train->frames.size();
   if (n <= burst) {

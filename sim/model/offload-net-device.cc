@@ -82,6 +82,12 @@ void OffloadNetDevice::Attach(Ptr<OffloadChannel> channel) {
 
 void OffloadNetDevice::SetPacketHandler(PacketHandler handler) { m_handler = std::move(handler); }
 
+void OffloadNetDevice::SetTrainHandler(TrainHandler handler) {
+  m_trainHandler = std::move(handler);
+}
+
+bool OffloadNetDevice::TakesWholeTrains() const { return static_cast<bool>(m_trainHandler); }
+
 void OffloadNetDevice::EnablePcap(const std::string& path) {
   m_pcap = std::make_unique<PcapNgWriter>();
   m_pcap->Open(path);
@@ -182,6 +188,11 @@ void OffloadNetDevice::StartTransmit() {
 void OffloadNetDevice::TransmitComplete() { StartTransmit(); }
 
 void OffloadNetDevice::ReceiveTrain(Ptr<FrameTrain> train) {
+  if (m_trainHandler) {
+    m_rxFrames += train->frames.size();
+    m_trainHandler(train);
+    return;
+  }
   std::vector<std::pair<offlab::Packet, offlab::RxStatus>> frames;
   frames.reserve(train->frames.size());
   {
@@ -261,6 +272,7 @@ bool OffloadNetDevice::Send(Ptr<Packet>, const Address&, uint16_t) {
 void OffloadNetDevice::DoDispose() {
   m_channel = nullptr;
   m_handler = nullptr;
+  m_trainHandler = nullptr;
   m_groFlush.Cancel();
   OffloadDeviceBase::DoDispose();
 }

@@ -42,6 +42,15 @@ class OffloadNetDevice : public OffloadDeviceBase {
   const offlab::NicProfile& GetProfile() const;
   void Attach(Ptr<OffloadChannel> channel);
   void SetPacketHandler(PacketHandler handler);
+  /**
+   * Frames as they came off the wire, untouched, for a host that runs its
+   * own driver receive (a kernel host: the kernel model's driver, NAPI and
+   * GRO). The channel then hands over each train whole when its first frame
+   * arrives; the host must not look at a frame before its arrival time.
+   */
+  using TrainHandler = std::function<void(Ptr<FrameTrain>)>;
+  void SetTrainHandler(TrainHandler handler);
+  bool TakesWholeTrains() const;
   /** Writes every transmitted frame with its metadata to `path` (pcapng). */
   void EnablePcap(const std::string& path);
   void ClosePcap();
@@ -94,6 +103,7 @@ class OffloadNetDevice : public OffloadDeviceBase {
   uint32_t m_rxBurst;
   uint64_t m_pcapMaxRecords;
   PacketHandler m_handler;
+  TrainHandler m_trainHandler;
 
   struct Queued {
     std::vector<offlab::Sent> frames;

@@ -56,6 +56,8 @@ class Reader {
     return v;
   }
 
+  bool Has(const std::string& key) const { return static_cast<bool>(m_node[key]); }
+
   Reader Child(const std::string& key) {
     m_seen.insert(key);
     YAML::Node v = m_node[key];
@@ -92,6 +94,8 @@ ns3::CoreCosts ReadCore(Reader r) {
   c.perSegment = r.Number("cycles_per_segment", 0, 0, 1e7, true);
   c.perCsumByte = r.Number("cycles_per_csum_byte", 0, 0, 1e3, true);
   c.perCopyByte = r.Number("cycles_per_copy_byte", 0, 0, 1e3, true);
+  c.perPoll = r.Number("cycles_per_poll", 0, 0, 1e7);
+  c.perGroMerge = r.Number("cycles_per_gro_merge", 0, 0, 1e7);
   r.Get<std::string>("source", "");
   r.RejectUnknown();
   return c;
@@ -167,7 +171,29 @@ Scenario ParseScenario(const std::string& yaml, const std::string& where) {
   }
   t.ipv6Underlay = underlay == "ipv6";
   t.outerCsum = r.Get<bool>("outer_udp_csum", false);
-  t.gro = r.Get<bool>("gro", false);
+  Reader host = r.Child("host");
+  t.hostKind = host.Get<std::string>("kind", "ovs-dpdk");
+  if (t.hostKind != "ovs-dpdk" && t.hostKind != "kernel") {
+    host.Fail("unknown host kind '" + t.hostKind + "' (known: ovs-dpdk, kernel)");
+  }
+  const bool kernel = t.hostKind == "kernel";
+  if (kernel) {
+    ns3::KernelHostOptions& k = t.kernel;
+    k.version = host.Get<std::string>("kernel", "6.18");
+    k.datapath = host.Get<std::string>("datapath", "ovs");
+    k.attach = host.Get<std::string>("attach", "tap");
+    k.rxQueues = static_cast<uint32_t>(host.Number("rx_queues", 1, 1, 64));
+    k.rssUdpPorts = host.Get<bool>("rss_udp_ports", true);
+    k.ringSize = static_cast<uint32_t>(host.Number("rx_ring", 512, 64, 16384));
+    k.irqDelayUs = host.Number("irq_delay_us", 10, 0, 10000);
+    k.remcsumTx = host.Get<bool>("vxlan_remcsum_tx", false);
+    k.remcsumRx = host.Get<bool>("vxlan_remcsum_rx", false);
+    k.ethtoolOff = host.Get<std::vector<std::string>>("ethtool_off", {});
+  }
+  host.RejectUnknown();
+  // GRO is on by default in Linux (NETIF_F_GRO, net/core/dev.c
+  // register_netdevice); OVS-DPDK's NICs coalesce only when asked (LRO).
+  t.gro = r.Get<bool>("gro", kernel);
   t.linkGbps = r.Number("link_gbps", 0, 0, 1000);
   t.delayUs = r.Number("delay_us", 5, 0, 1e6);
   t.mtu = static_cast<uint32_t>(r.Number("mtu", 1500, 1280, 9000));
@@ -181,6 +207,9 @@ Scenario ParseScenario(const std::string& yaml, const std::string& where) {
     r.Fail("mode must be train or per-frame, not '" + mode + "'");
   }
   t.trainMode = mode == "train";
+  if (kernel && r.Has("ovs")) {
+    r.Fail("field 'ovs' applies to host kind ovs-dpdk, not kernel");
+  }
   Reader ovs = r.Child("ovs");
   t.udpTunnelCsum = ovs.Get<bool>("udp_tunnel_csum", true);
   t.partialGso = ovs.Get<bool>("partial_gso", true);
@@ -193,10 +222,11 @@ Scenario ParseScenario(const std::string& yaml, const std::string& where) {
   t.guestCsum = guest.Get<bool>("csum_offload", true);
   t.vms = static_cast<uint32_t>(guest.Number("vms", 1, 1, 64));
   t.packetSize = static_cast<uint32_t>(guest.Number("packet_size", 0, 0, 9000));
+  t.streams = static_cast<uint32_t>(guest.Number("streams", 1, 1, 64));
   guest.RejectUnknown();
   r.RejectUnknown();
   try {
-    ns3::VmTunnelHelper check(t);  // unknown NIC or tunnel type
+    ns3::MakeTopology(t);  // unknown NIC or tunnel type, a value out of range
   } catch (const offlab::Error& e) {
     r.Fail(e.what());
   }
@@ -210,6 +240,7 @@ ns3::CostModel LoadCostModel(const std::string& path) {
   ns3::CostModel c;
   c.pmd = ReadCore(r.Child("pmd"));
   c.guest = ReadCore(r.Child("guest"));
+  c.kernel = ReadCore(r.Child("kernel"));
   r.Get<std::string>("source", "");
   r.Get<std::string>("calibration", "");
   r.RejectUnknown();
@@ -225,7 +256,8 @@ Result RunScenario(const Scenario& s, const RunOptions& o) {
   }
   const double duration = o.durationS > 0 ? o.durationS : s.durationS;
   const double warmup = std::min(s.warmupS, duration / 2);
-  VmTunnelHelper topo(t);
+  std::unique_ptr<Topology> made = MakeTopology(t);
+  Topology& topo = *made;
   topo.Install(Seconds(0), Seconds(duration));
   Result r;
   r.name = s.name;
@@ -236,7 +268,7 @@ Result RunScenario(const Scenario& s, const RunOptions& o) {
       r.pcaps.push_back(p);
     }
   }
-  Simulator::Schedule(Seconds(warmup), &VmTunnelHelper::ResetStats, &topo);
+  Simulator::Schedule(Seconds(warmup), [&topo]() { topo.ResetStats(); });
   if (o.progress) {
     for (int i = 1; i <= 20; i++) {
       const double f = i / 20.0;
@@ -271,7 +303,7 @@ std::string Loads(const std::vector<ns3::CoreLoad>& cores) {
       << ", \"per_s\": {\"packets\": " << Num(w.packets) << ", \"rx_frames\": " << Num(w.rxFrames)
       << ", \"tx_frames\": " << Num(w.txFrames) << ", \"sw_segments\": " << Num(w.swSegments)
       << ", \"csum_bytes\": " << Num(w.csumBytes) << ", \"copy_bytes\": " << Num(w.copyBytes)
-      << "}}";
+      << ", \"polls\": " << Num(w.polls) << ", \"gro_merges\": " << Num(w.groMerges) << "}}";
   }
   o << "]";
   return o.str();
@@ -285,7 +317,8 @@ std::string ToJson(const Result& r, const Scenario& s) {
   } v{s.topology};
   std::ostringstream o;
   o << "{\n  \"scenario\": " << Quote(r.name) << ",\n  \"description\": " << Quote(s.description)
-    << ",\n  \"nic\": " << Quote(v.t.nic) << ",\n  \"tunnel\": " << Quote(v.t.tunnel)
+    << ",\n  \"nic\": " << Quote(v.t.nic) << ",\n  \"host_kind\": " << Quote(v.t.hostKind)
+    << ",\n  \"tunnel\": " << Quote(v.t.tunnel)
     << ",\n  \"underlay\": " << Quote(v.t.ipv6Underlay ? "ipv6" : "ipv4")
     << ",\n  \"outer_udp_csum\": " << (v.t.outerCsum ? "true" : "false")
     << ",\n  \"mtu\": " << v.t.mtu << ",\n  \"goodput_gbps\": " << Num(r.goodputGbps)
@@ -293,11 +326,30 @@ std::string ToJson(const Result& r, const Scenario& s) {
     << ",\n  \"wall_seconds\": " << Num(r.wallSeconds) << ",\n  \"hosts\": [";
   for (std::size_t h = 0; h < r.hosts.size(); h++) {
     const ns3::HostStats& st = r.hosts[h];
-    o << (h ? "," : "") << "\n    {\"name\": \"host" << h
-      << "\", \"pmd_cpu_pct\": " << List(st.pmdUtilisation, 100)
+    std::vector<double> softirq, vhost;
+    for (const ns3::CoreLoad& l : st.softirqs) {
+      softirq.push_back(l.utilisation);
+    }
+    for (const ns3::CoreLoad& l : st.vhosts) {
+      vhost.push_back(l.utilisation);
+    }
+    o << (h ? "," : "") << "\n    {\"name\": \"host" << h << "\", \"kind\": " << Quote(st.kind)
+      << ", \"pmd_cpu_pct\": " << List(st.pmdUtilisation, 100)
       << ", \"guest_cpu_pct\": " << List(st.guestUtilisation, 100)
-      << ", \"pmd_load\": " << Loads(st.pmds) << ", \"guest_load\": " << Loads(st.guests)
-      << ", \"nic\": {\"tx_frames\": " << st.txFrames << ", \"rx_frames\": " << st.rxFrames
+      << ", \"pmd_load\": " << Loads(st.pmds) << ", \"guest_load\": " << Loads(st.guests);
+    if (st.kind == "kernel") {
+      o << ", \"softirq_cpu_pct\": " << List(softirq, 100)
+        << ", \"vhost_cpu_pct\": " << List(vhost, 100)
+        << ", \"softirq_load\": " << Loads(st.softirqs) << ", \"vhost_load\": " << Loads(st.vhosts)
+        << ", \"kernel\": {";
+      bool firstK = true;
+      for (const auto& [k, val] : st.kernel) {
+        o << (firstK ? "" : ", ") << Quote(k) << ": " << Num(val);
+        firstK = false;
+      }
+      o << "}";
+    }
+    o << ", \"nic\": {\"tx_frames\": " << st.txFrames << ", \"rx_frames\": " << st.rxFrames
       << ", \"trains\": " << st.trains << ", \"tx_drops\": " << st.txDrops
       << ", \"gro_in\": " << st.groIn << ", \"gro_out\": " << st.groOut
       << ", \"gro_not_validated\": " << st.groNotValidated << "}, \"pmd_drops\": " << st.pmdDrops

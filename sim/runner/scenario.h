@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ns3/vm-tunnel-helper.h"
+#include "ns3/topology.h"
 
 namespace offlab::sim {
 

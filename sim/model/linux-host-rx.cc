@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+// LinuxHost's receive side: RSS over RX queues, NAPI polls on each queue's
+// softirq core, and handing what the kernel model delivered to guests,
+// sockets or the wire.
+#include <algorithm>
+
+#include "linux-host.h"
+#include "ns3/simulator.h"
+#include "offlab/net/bytes.h"
+#include "offlab/net/headers.h"
+
+namespace ns3 {
+
+namespace {
+
+uint32_t Mix(uint32_t h, uint32_t v) {
+  // FNV-1a over 32-bit words: any well-spread hash will do; what matters is
+  // which fields go in (a NIC's Toeplitz hash spreads flows just as well).
+  for (int i = 0; i < 4; i++) {
+    h ^= (v >> (8 * i)) & 0xff;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+}  // namespace
+
+uint32_t LinuxHost::RssQueue(const offlab::Bytes& f) const {
+  if (m_queues.size() <= 1 || f.size() < offlab::hdr::kEthLen + offlab::hdr::kIpv4MinLen) {
+    return 0;
+  }
+  const uint8_t* d = f.data();
+  const uint16_t type = offlab::GetBe16(d + 12);
+  uint32_t h = 2166136261u;
+  std::size_t l4 = 0;
+  uint8_t proto = 0;
+  if (type == offlab::hdr::kEthTypeIpv4) {
+    const uint8_t* ip = d + offlab::hdr::kEthLen;
+    h = Mix(h, offlab::GetBe32(ip + 12));
+    h = Mix(h, offlab::GetBe32(ip + 16));
+    proto = ip[offlab::hdr::kIpv4ProtoOfs];
+    // A fragment hashes on addresses only (its ports are not there).
+    if (!(offlab::GetBe16(ip + offlab::hdr::kIpv4FragOfs) & 0x3fff)) {
+      l4 = offlab::hdr::kEthLen + (ip[0] & 0x0f) * 4u;
+    }
+  } else if (type == offlab::hdr::kEthTypeIpv6 &&
+             f.size() >= offlab::hdr::kEthLen + offlab::hdr::kIpv6Len) {
+    const uint8_t* ip = d + offlab::hdr::kEthLen;
+    for (int i = 0; i < 8; i++) {
+      h = Mix(h, offlab::GetBe32(ip + 8 + 4 * i));
+    }
+    proto = ip[offlab::hdr::kIpv6NextOfs];
+    l4 = offlab::hdr::kEthLen + offlab::hdr::kIpv6Len;
+  }
+  // RSS hashes TCP on the 4-tuple; UDP on its ports only where the driver
+  // enables it (ixgbe leaves UDP 4-tuple hashing off by default, so all
+  // VXLAN between two hosts lands on one queue: `ethtool -N rx-flow-hash`).
+  const bool ports =
+      proto == offlab::hdr::kProtoTcp || (proto == offlab::hdr::kProtoUdp && m_rssUdpPorts);
+  if (l4 && ports && f.size() >= l4 + 4) {
+    h = Mix(h, offlab::GetBe32(d + l4));
+  }
+  return h % m_queues.size();
+}
+
+void LinuxHost::FromWire(Ptr<FrameTrain> train) {
+  std::vector<bool> touched(m_queues.size(), false);
+  for (std::size_t i = 0; i < train->frames.size(); i++) {
+    const uint32_t q = RssQueue(train->frames[i]);
+    m_queues[q].ring.push_back({std::move(train->frames[i]), train->arrivals[i]});
+    touched[q] = true;
+  }
+  for (uint32_t q = 0; q < m_queues.size(); q++) {
+    if (touched[q] && !m_queues[q].poll.IsRunning()) {
+      SchedulePoll(q, false);
+    }
+  }
+}
+
+void LinuxHost::SchedulePoll(uint32_t q, bool repoll) {
+  RxQueue& rq = m_queues[q];
+  if (rq.ring.empty()) {
+    return;
+  }
+  // The interrupt fires after the moderation delay from the first frame
+  // (unless NAPI is still polling: a poll that used its whole budget is
+  // rescheduled at once, net_rx_action/napi_poll), and the poll runs when
+  // the softirq core is free.
+  Time at = rq.ring.front().arrival + (repoll ? Time(0) : m_irqDelay);
+  at = std::max(at, rq.cpu->GetBusyUntil());
+  at = std::max(at, Simulator::Now());
+  rq.poll = Simulator::Schedule(at - Simulator::Now(), &LinuxHost::Poll, this, q);
+}
+
+void LinuxHost::Poll(uint32_t q) {
+  RxQueue& rq = m_queues[q];
+  const Time now = Simulator::Now();
+  // Frames on the ring by now; past the ring's size, later arrivals found
+  // it full and were dropped by the NIC (rx_missed / rx_dropped).
+  std::size_t arrived = 0;
+  while (arrived < rq.ring.size() && rq.ring[arrived].arrival <= now) {
+    arrived++;
+  }
+  if (arrived > m_ringSize) {
+    const std::size_t lost = arrived - m_ringSize;
+    rq.ring.erase(rq.ring.begin() + m_ringSize, rq.ring.begin() + arrived);
+    m_stats.ringDrops += lost;
+    arrived = m_ringSize;
+  }
+  const std::size_t take = std::min<std::size_t>(arrived, m_budget);
+  std::vector<offlab::Bytes> frames;
+  frames.reserve(take);
+  for (std::size_t i = 0; i < take; i++) {
+    frames.push_back(std::move(rq.ring.front().frame));
+    rq.ring.pop_front();
+  }
+  Time done = now;
+  if (!frames.empty()) {
+    offlab::kernel::RxOutcome out = offlab::kernel::HostReceive(m_host, frames);
+    CpuWork w;
+    w.polls = 1;
+    w.rxFrames = static_cast<double>(frames.size());
+    w.groMerges = static_cast<double>(out.nic_gro.merged + out.cell_gro.merged);
+    w.packets = static_cast<double>(out.nic_gro.delivered + out.cell_gro.delivered);
+    w.txFrames = static_cast<double>(
+        m_host.attach == offlab::kernel::HostAttach::kSocket ? 0 : out.delivered.size());
+    w.swSegments = static_cast<double>(out.work.sw_segments);
+    w.csumBytes = static_cast<double>(out.work.csum_bytes);
+    w.copyBytes = static_cast<double>(out.work.copy_bytes);
+    Account(out, frames.size());
+    if (!rq.cpu->Submit(w, &done)) {
+      m_stats.cpuDrops += frames.size();
+      done = now;
+    } else {
+      auto shared = std::make_shared<offlab::kernel::RxOutcome>(std::move(out));
+      Simulator::Schedule(done - now, [this, shared]() { Deliver(std::move(*shared)); });
+    }
+  }
+  SchedulePoll(q, take == m_budget);
+}
+
+void LinuxHost::Account(const offlab::kernel::RxOutcome& out, uint64_t frames) {
+  m_stats.polls++;
+  m_stats.rxFrames += frames;
+  m_stats.groMerged += out.nic_gro.merged + out.cell_gro.merged;
+  m_stats.skbsUp += out.nic_gro.delivered + out.cell_gro.delivered;
+  m_stats.hwSwitched += out.hw_switched;
+  m_stats.swCsumBytes += out.work.csum_bytes;
+  m_stats.copyBytes += out.work.copy_bytes;
+  m_stats.swSegments += out.work.sw_segments;
+  for (const auto& [why, n] : out.not_validated) {
+    m_stats.notValidated[why] += n;
+  }
+  for (const auto& [why, n] : out.drops) {
+    if (m_stats.drops[why] == 0) {
+      Event("receive drop: " + why);
+    }
+    m_stats.drops[why] += n;
+  }
+  for (const auto& [k, v] : out.counters.values()) {
+    m_counters.Inc(k, v);
+  }
+}
+
+void LinuxHost::Deliver(offlab::kernel::RxOutcome out) {
+  using offlab::kernel::HostAttach;
+  if (m_host.attach == HostAttach::kForward) {
+    ToWire(std::move(out.wire));
+    return;
+  }
+  for (std::size_t i = 0; i < out.delivered.size(); i++) {
+    offlab::kernel::SkBuff& skb = out.delivered[i];
+    if (skb.len() < offlab::hdr::kEthLen) {
+      continue;
+    }
+    Endpoint* ep = FindByMac(skb.pkt.data());
+    if (!ep) {
+      Event("no guest or socket for a delivered packet");
+      continue;
+    }
+    offlab::Sent s;
+    s.frame = skb.pkt.bytes();
+    s.offloads.set_ip(offlab::CsumStatus::kGood);
+    if (ep->vhost && i < out.tap_hdrs.size()) {
+      // What tun_put_user's virtio-net header tells the guest: NEEDS_CSUM
+      // and DATA_VALID both vouch for the TCP checksum (virtio_net's
+      // receive), anything else leaves it to the guest.
+      const offlab::VnetHdr& h = out.tap_hdrs[i].hdr;
+      s.offloads.set_l4(h.flags & offlab::VnetHdr::kNeedsCsum   ? offlab::CsumStatus::kPartial
+                        : h.flags & offlab::VnetHdr::kDataValid ? offlab::CsumStatus::kGood
+                                                                : offlab::CsumStatus::kUnknown);
+      s.tso_segsz = h.gso_size;
+      // vhost-net's handle_rx copies the packet into the guest's buffers.
+      CpuWork w;
+      w.txFrames = 1;
+      w.copyBytes = static_cast<double>(s.frame.size());
+      Time done;
+      if (!ep->vhost->Submit(w, &done)) {
+        m_stats.cpuDrops++;
+        continue;
+      }
+      Ptr<VirtioNetDevice> dev = ep->dev;
+      auto shared = std::make_shared<offlab::Sent>(std::move(s));
+      Simulator::Schedule(done - Simulator::Now(),
+                          [dev, shared]() { dev->DeliverFromHost(std::move(*shared)); });
+    } else {
+      // The local stack checked the TCP checksum (or it was vouched for).
+      s.offloads.set_l4(offlab::CsumStatus::kGood);
+      ep->dev->DeliverFromHost(std::move(s));
+    }
+  }
+}
+
+}  // namespace ns3
