@@ -211,8 +211,9 @@ HostStats KernelTunnelHelper::GetHostStats(uint32_t host) const {
   st.kernel["rx_frames_per_s"] = static_cast<double>(k.rxFrames) * per;
   st.kernel["gro_merges_per_s"] = static_cast<double>(k.groMerged) * per;
   st.kernel["skbs_up_per_s"] = static_cast<double>(k.skbsUp) * per;
+  st.kernel["skbs_to_switch_per_s"] = static_cast<double>(k.skbsFinal) * per;
   st.kernel["frames_per_skb"] =
-      k.skbsUp ? static_cast<double>(k.rxFrames) / static_cast<double>(k.skbsUp) : 0;
+      k.skbsFinal ? static_cast<double>(k.rxFrames) / static_cast<double>(k.skbsFinal) : 0;
   st.kernel["sw_csum_bytes_per_s"] = static_cast<double>(k.swCsumBytes) * per;
   st.kernel["copy_bytes_per_s"] = static_cast<double>(k.copyBytes) * per;
   st.kernel["sw_segments_per_s"] = static_cast<double>(k.swSegments) * per;
@@ -235,7 +236,7 @@ HostStats KernelTunnelHelper::GetHostStats(uint32_t host) const {
   st.trains = m_nic[host]->GetTrains();
   st.txDrops = m_nic[host]->GetTxDrops();
   st.groIn = k.rxFrames;
-  st.groOut = k.skbsUp;
+  st.groOut = k.skbsFinal;
   st.groNotValidated = notValidated;
   return st;
 }

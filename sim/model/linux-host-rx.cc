@@ -26,7 +26,16 @@ uint32_t Mix(uint32_t h, uint32_t v) {
 }  // namespace
 
 uint32_t LinuxHost::RssQueue(const offlab::Bytes& f) const {
-  if (m_queues.size() <= 1 || f.size() < offlab::hdr::kEthLen + offlab::hdr::kIpv4MinLen) {
+  if (m_queues.size() <= 1) {
+    return 0;
+  }
+  return FlowHashOf(f, m_rssUdpPorts) % m_queues.size();
+}
+
+uint32_t LinuxHost::FlowHash(const offlab::Bytes& f) { return FlowHashOf(f, true); }
+
+uint32_t LinuxHost::FlowHashOf(const offlab::Bytes& f, bool udpPorts) {
+  if (f.size() < offlab::hdr::kEthLen + offlab::hdr::kIpv4MinLen) {
     return 0;
   }
   const uint8_t* d = f.data();
@@ -56,11 +65,11 @@ uint32_t LinuxHost::RssQueue(const offlab::Bytes& f) const {
   // enables it (ixgbe leaves UDP 4-tuple hashing off by default, so all
   // VXLAN between two hosts lands on one queue: `ethtool -N rx-flow-hash`).
   const bool ports =
-      proto == offlab::hdr::kProtoTcp || (proto == offlab::hdr::kProtoUdp && m_rssUdpPorts);
+      proto == offlab::hdr::kProtoTcp || (proto == offlab::hdr::kProtoUdp && udpPorts);
   if (l4 && ports && f.size() >= l4 + 4) {
     h = Mix(h, offlab::GetBe32(d + l4));
   }
-  return h % m_queues.size();
+  return h;
 }
 
 void LinuxHost::FromWire(Ptr<FrameTrain> train) {
@@ -144,6 +153,9 @@ void LinuxHost::Account(const offlab::kernel::RxOutcome& out, uint64_t frames) {
   m_stats.rxFrames += frames;
   m_stats.groMerged += out.nic_gro.merged + out.cell_gro.merged;
   m_stats.skbsUp += out.nic_gro.delivered + out.cell_gro.delivered;
+  // The skbs that reach the switch: the tunnel device's GRO output when it
+  // ran, the NIC's otherwise.
+  m_stats.skbsFinal += out.cell_gro_ran ? out.cell_gro.delivered : out.nic_gro.delivered;
   m_stats.hwSwitched += out.hw_switched;
   m_stats.swCsumBytes += out.work.csum_bytes;
   m_stats.copyBytes += out.work.copy_bytes;

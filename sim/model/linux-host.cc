@@ -119,6 +119,9 @@ void LinuxHost::FromGuest(uint32_t index, offlab::Packet p, offlab::RxMeta meta)
     Event("guest packet refused: " + err);
     return;
   }
+  // skb_get_hash: the flow dissector's hash of the inner flow, which the
+  // VXLAN source port carries to the receiver's RSS (udp_flow_src_port).
+  m_host.route.flow_hash = FlowHash(skb.pkt.bytes());
   offlab::kernel::TxOutcome out = offlab::kernel::HostTransmit(m_host, std::move(skb));
   w.txFrames = static_cast<double>(out.to_driver.size());
   w.swSegments = static_cast<double>(out.work.sw_segments);

@@ -60,7 +60,9 @@ class LinuxHost : public Object {
 
   /** What the kernel did since the last ResetStats(). */
   struct Stats {
-    uint64_t polls = 0, rxFrames = 0, groMerged = 0, skbsUp = 0;
+    uint64_t polls = 0, rxFrames = 0, groMerged = 0;
+    uint64_t skbsUp = 0;     //!< stack passes: the NIC GRO's skbs and the tunnel GRO's
+    uint64_t skbsFinal = 0;  //!< skbs that reach the switch (after both GRO passes)
     uint64_t ringDrops = 0, cpuDrops = 0, hwSwitched = 0;
     uint64_t swCsumBytes = 0, copyBytes = 0, swSegments = 0;
     std::map<std::string, uint64_t> notValidated;  //!< frames GRO could not validate, by rule
@@ -94,6 +96,9 @@ class LinuxHost : public Object {
 
   void FromWire(Ptr<FrameTrain> train);
   uint32_t RssQueue(const offlab::Bytes& frame) const;
+  /** A hash of the frame's addresses and (for TCP, and UDP if `udpPorts`) ports. */
+  static uint32_t FlowHashOf(const offlab::Bytes& frame, bool udpPorts);
+  static uint32_t FlowHash(const offlab::Bytes& frame);
   void SchedulePoll(uint32_t q, bool repoll);
   void Poll(uint32_t q);
   void Deliver(offlab::kernel::RxOutcome out);
