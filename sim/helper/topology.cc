@@ -3,6 +3,7 @@
 
 #include "ns3/double.h"
 #include "ns3/kernel-tunnel-helper.h"
+#include "ns3/loopback-helper.h"
 #include "ns3/vm-tunnel-helper.h"
 #include "offlab/net/error.h"
 
@@ -42,6 +43,15 @@ CoreLoad LoadOf(Ptr<CpuModel> cpu, double span) {
 }
 
 std::unique_ptr<Topology> MakeTopology(const TunnelScenario& s) {
+  if (s.topology == "loopback") {
+    return std::make_unique<LoopbackHelper>(s);
+  }
+  if (s.topology != "vm-pairs") {
+    throw offlab::Error("unknown topology '" + s.topology + "' (known: vm-pairs, loopback)");
+  }
+  if (s.generator.enabled) {
+    throw offlab::Error("a generator needs topology loopback");
+  }
   if (s.hostKind == "ovs-dpdk") {
     return std::make_unique<VmTunnelHelper>(s);
   }

@@ -53,9 +53,27 @@ struct KernelHostOptions {
   bool remcsumTx = false;        //!< vxlan remcsumtx
   bool remcsumRx = false;        //!< vxlan remcsumrx
   std::vector<std::string> ethtoolOff;  //!< NIC features turned off (ethtool -K NAME off)
+  bool eswitchOffload = false;          //!< TC flower: flows run in the NIC's eSwitch
+};
+
+/** A packet generator (pktgen, TRex, testpmd txonly) on the tester. */
+struct GeneratorOptions {
+  bool enabled = false;
+  std::vector<uint32_t> frameSizes;  //!< bytes without FCS, taken in turn
+  bool imix = false;                 //!< the simple IMIX instead of frameSizes
+  double rateGbps = 0;               //!< L1 rate; 0 with ratePps 0: line rate
+  double ratePps = 0;
+  uint32_t flows = 1;  //!< distinct UDP source ports
+  uint32_t burst = 0;  //!< frames per train; 0: the generator's default
 };
 
 struct TunnelScenario {
+  /** vm-pairs: VMs on host 0 send to VMs on host 1. loopback: host 0 is a
+   * tester (a generator, or TCP sockets) whose traffic host 1, the device
+   * under test, forwards back to it. */
+  std::string topology = "vm-pairs";
+  std::vector<std::string> testerEthtoolOff;  //!< loopback: the tester NIC's ethtool -K
+  GeneratorOptions generator;
   std::string nic = "connectx6dx";
   std::string hostKind = "ovs-dpdk";  //!< ovs-dpdk or kernel
   KernelHostOptions kernel;

@@ -57,6 +57,8 @@ class Reader {
   }
 
   bool Has(const std::string& key) const { return static_cast<bool>(m_node[key]); }
+  YAML::Node Raw(const std::string& key) const { return m_node[key]; }
+  void Mark(const std::string& key) { m_seen.insert(key); }
 
   Reader Child(const std::string& key) {
     m_seen.insert(key);
@@ -189,8 +191,35 @@ Scenario ParseScenario(const std::string& yaml, const std::string& where) {
     k.remcsumTx = host.Get<bool>("vxlan_remcsum_tx", false);
     k.remcsumRx = host.Get<bool>("vxlan_remcsum_rx", false);
     k.ethtoolOff = host.Get<std::vector<std::string>>("ethtool_off", {});
+    k.eswitchOffload = host.Get<bool>("eswitch_offload", false);
   }
   host.RejectUnknown();
+  t.topology = r.Get<std::string>("topology", "vm-pairs");
+  if (t.topology != "vm-pairs" && t.topology != "loopback") {
+    r.Fail("topology must be vm-pairs or loopback, not '" + t.topology + "'");
+  }
+  Reader tester = r.Child("tester");
+  t.testerEthtoolOff = tester.Get<std::vector<std::string>>("ethtool_off", {});
+  tester.RejectUnknown();
+  if (r.Has("generator")) {
+    Reader g = r.Child("generator");
+    ns3::GeneratorOptions& go = t.generator;
+    go.enabled = true;
+    const YAML::Node sizes = g.Raw("frame_size");
+    if (sizes && sizes.IsScalar() && sizes.as<std::string>() == "imix") {
+      go.imix = true;
+    } else if (sizes && sizes.IsSequence()) {
+      go.frameSizes = g.Get<std::vector<uint32_t>>("frame_size", {});
+    } else {
+      go.frameSizes = {static_cast<uint32_t>(g.Number("frame_size", 64, 60, 9018))};
+    }
+    g.Mark("frame_size");
+    go.rateGbps = g.Number("rate_gbps", 0, 0, 1000);
+    go.ratePps = g.Number("rate_pps", 0, 0, 2e9);
+    go.flows = static_cast<uint32_t>(g.Number("flows", 1, 1, 1 << 20));
+    go.burst = static_cast<uint32_t>(g.Number("burst", 0, 0, 1 << 16));
+    g.RejectUnknown();
+  }
   // GRO is on by default in Linux (NETIF_F_GRO, net/core/dev.c
   // register_netdevice); OVS-DPDK's NICs coalesce only when asked (LRO).
   t.gro = r.Get<bool>("gro", kernel);
@@ -337,7 +366,7 @@ std::string ToJson(const Result& r, const Scenario& s) {
       << ", \"pmd_cpu_pct\": " << List(st.pmdUtilisation, 100)
       << ", \"guest_cpu_pct\": " << List(st.guestUtilisation, 100)
       << ", \"pmd_load\": " << Loads(st.pmds) << ", \"guest_load\": " << Loads(st.guests);
-    if (st.kind == "kernel") {
+    if (st.kind != "ovs-dpdk") {
       o << ", \"softirq_cpu_pct\": " << List(softirq, 100)
         << ", \"vhost_cpu_pct\": " << List(vhost, 100)
         << ", \"softirq_load\": " << Loads(st.softirqs) << ", \"vhost_load\": " << Loads(st.vhosts)
