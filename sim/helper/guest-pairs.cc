@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "guest-pairs.h"
 
+#include <algorithm>
+
 #include "ns3/boolean.h"
 #include "ns3/bulk-send-helper.h"
 #include "ns3/config.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
+#include "ns3/nstime.h"
 #include "ns3/packet-sink-helper.h"
 #include "ns3/packet-sink.h"
 #include "ns3/string.h"
@@ -46,7 +49,18 @@ void GuestPairs::Create(const TunnelScenario& s, bool tso) {
   // The receive window bounds what is in flight, so queues stay within the
   // cores' backlog and the flow runs at its bottleneck without loss.
   Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(16 << 20));
-  Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+  // Linux starts with ten MSS (TCP_INIT_CWND, include/net/tcp.h); a segment
+  // here may be a whole TSO packet, so as many of those as make ten MSS, at
+  // least two (one would wait for ns-3's delayed ACK, which Linux's quickack
+  // mode at a connection's start does not): many flows starting at once
+  // would otherwise each burst 640 KB.
+  Config::SetDefault("ns3::TcpSocket::InitialCwnd",
+                     UintegerValue(std::max<uint32_t>(2, 10 * mss / segment)));
+  // Linux's retransmission timer floor and first SYN timeout (TCP_RTO_MIN,
+  // TCP_TIMEOUT_INIT in include/net/tcp.h), not ns-3's 1 s and 3 s: a flow
+  // that loses a packet while dozens start together recovers as it would.
+  Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+  Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpCubic"));
   InternetStackHelper stack;
   for (uint32_t h = 0; h < 2; h++) {
@@ -97,7 +111,7 @@ void GuestPairs::InstallApps(Time start, Time stop) {
       src.SetAttribute("SendSize", UintegerValue(segment));
       ApplicationContainer c = src.Install(m_guests[0][i]->GetNode());
       // Staggered, so the flows' slow starts don't all coincide.
-      c.Start(start + MicroSeconds(10 * (i * m_s.streams + k)));
+      c.Start(start + MicroSeconds(100 * (i * m_s.streams + k)));
       c.Stop(stop);
     }
   }

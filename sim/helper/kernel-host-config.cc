@@ -44,6 +44,19 @@ void FeatureOff(const std::string& name, offlab::kernel::KernelHost& h) {
   }
 }
 
+uint32_t DefaultRxRing(const std::string& driver) {
+  // torvalds/linux v6.18 drivers/net/ethernet/: intel/ixgbe/ixgbe.h
+  // IXGBE_DEFAULT_RXD 512; intel/i40e/i40e.h I40E_DEFAULT_NUM_DESCRIPTORS 512;
+  // intel/ice/ice.h ICE_DFLT_NUM_RX_DESC 2048; mellanox/mlx5/core/en.h
+  // MLX5E_PARAMS_DEFAULT_LOG_RQ_SIZE 10 (1024). virtio_net and tun take
+  // what the queue offers (256 is QEMU's default virtqueue size).
+  if (driver == "ixgbe" || driver == "i40e") return 512;
+  if (driver == "ice") return 2048;
+  if (driver == "mlx5_core") return 1024;
+  if (driver == "virtio_net" || driver == "tun") return 256;
+  return 512;
+}
+
 namespace {
 
 std::array<uint8_t, 16> Addr(const std::string& text) {

@@ -20,6 +20,12 @@ namespace ns3 {
 /** `ethtool -K DEV NAME off` on the host's NIC (throws offlab::Error for an unknown name). */
 void FeatureOff(const std::string& name, offlab::kernel::KernelHost& h);
 
+/**
+ * The receive ring a driver allocates by default (descriptors per queue),
+ * for a profile's kernel `driver` name; 512 for one not listed.
+ */
+uint32_t DefaultRxRing(const std::string& driver);
+
 /** Host `h` of `s` (0 or 1), its NIC `self` and the peer's `peer` (both may be null). */
 offlab::kernel::KernelHost KernelHostConfig(const TunnelScenario& s,
                                             offlab::kernel::KernelVersion kv, uint32_t h,

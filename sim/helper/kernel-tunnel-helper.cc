@@ -67,14 +67,19 @@ void KernelTunnelHelper::Install(Time start, Time stop) {
                              DataRateValue(DataRate(static_cast<uint64_t>(m_s.linkGbps * 1e9))));
     }
     m_nic[h]->SetAttribute("TrainMode", BooleanValue(m_s.trainMode));
+    // The kernel queues skbs, not descriptors: txqueuelen 1000 (the default,
+    // net/ethernet/eth.c ether_setup) TSO packets of up to 45 frames each.
+    m_nic[h]->SetAttribute("TxQueueLimit", UintegerValue(1000 * 45));
     node->AddDevice(m_nic[h]);
     m_nic[h]->Attach(wire);
   }
   for (uint32_t h = 0; h < 2; h++) {
     m_host[h] = CreateObject<LinuxHost>();
-    if (k.ringSize) {
-      m_host[h]->SetAttribute("RxRingSize", UintegerValue(k.ringSize));
-    }
+    const offlab::NicProfile& nic = m_nic[h]->GetProfile();
+    m_host[h]->SetAttribute(
+        "RxRingSize",
+        UintegerValue(k.ringSize ? k.ringSize
+                                 : DefaultRxRing(nic.kernel ? nic.kernel->driver : "")));
     if (k.irqDelayUs >= 0) {
       m_host[h]->SetAttribute("IrqDelay", TimeValue(MicroSeconds(k.irqDelayUs)));
     }

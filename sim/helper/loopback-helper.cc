@@ -98,7 +98,11 @@ void LoopbackHelper::Install(Time start, Time stop) {
       continue;
     }
     m_host[h] = CreateObject<LinuxHost>();
-    m_host[h]->SetAttribute("RxRingSize", UintegerValue(k.ringSize ? k.ringSize : 512));
+    const offlab::NicProfile& nic = m_nic[h]->GetProfile();
+    m_host[h]->SetAttribute(
+        "RxRingSize",
+        UintegerValue(k.ringSize ? k.ringSize
+                                 : DefaultRxRing(nic.kernel ? nic.kernel->driver : "")));
     if (k.irqDelayUs >= 0) {
       m_host[h]->SetAttribute("IrqDelay", TimeValue(MicroSeconds(k.irqDelayUs)));
     }

@@ -23,6 +23,37 @@ uint32_t Mix(uint32_t h, uint32_t v) {
   return h;
 }
 
+void Add(offlab::kernel::GroStats& a, const offlab::kernel::GroStats& b) {
+  a.received += b.received;
+  a.merged += b.merged;
+  a.held += b.held;
+  a.normal += b.normal;
+  a.flushed += b.flushed;
+  a.evicted += b.evicted;
+  a.delivered += b.delivered;
+  a.csum_bytes += b.csum_bytes;
+  for (const auto& [k, v] : b.not_validated) a.not_validated[k] += v;
+  for (const auto& [k, v] : b.normal_reasons) a.normal_reasons[k] += v;
+}
+
+// Two passes of one poll as one outcome.
+void Merge(offlab::kernel::RxOutcome& a, offlab::kernel::RxOutcome b) {
+  for (auto& x : b.delivered) a.delivered.push_back(std::move(x));
+  for (auto& x : b.tap_hdrs) a.tap_hdrs.push_back(x);
+  for (auto& x : b.wire) a.wire.push_back(std::move(x));
+  for (auto& x : b.ibmveth) a.ibmveth.push_back(x);
+  Add(a.nic_gro, b.nic_gro);
+  Add(a.cell_gro, b.cell_gro);
+  a.cell_gro_ran = a.cell_gro_ran || b.cell_gro_ran;
+  for (const auto& [k, v] : b.not_validated) a.not_validated[k] += v;
+  for (const auto& [k, v] : b.drops) a.drops[k] += v;
+  a.hw_switched += b.hw_switched;
+  a.work.csum_bytes += b.work.csum_bytes;
+  a.work.copy_bytes += b.work.copy_bytes;
+  a.work.sw_segments += b.work.sw_segments;
+  for (const auto& [k, v] : b.counters.values()) a.counters.Inc(k, v);
+}
+
 }  // namespace
 
 uint32_t LinuxHost::RssQueue(const offlab::Bytes& f) const {
@@ -74,10 +105,26 @@ uint32_t LinuxHost::FlowHashOf(const offlab::Bytes& f, bool udpPorts) {
 
 void LinuxHost::FromWire(Ptr<FrameTrain> train) {
   std::vector<bool> touched(m_queues.size(), false);
+  std::vector<offlab::Bytes> switched;
+  Time last;
   for (std::size_t i = 0; i < train->frames.size(); i++) {
+    if (m_host.eswitch_offload && !m_swFlows.insert(FlowHash(train->frames[i])).second) {
+      // TC flower offload: after a flow's first packet (the upcall that
+      // installs the datapath flow and its tc rule), the eSwitch forwards
+      // it and the kernel never sees it.
+      m_stats.hwSwitched++;
+      switched.push_back(std::move(train->frames[i]));
+      last = train->arrivals[i];
+      continue;
+    }
     const uint32_t q = RssQueue(train->frames[i]);
     m_queues[q].ring.push_back({std::move(train->frames[i]), train->arrivals[i]});
     touched[q] = true;
+  }
+  if (!switched.empty()) {
+    auto frames = std::make_shared<std::vector<offlab::Bytes>>(std::move(switched));
+    Simulator::Schedule(std::max(Time(0), last - Simulator::Now()),
+                        [this, frames]() { ToWire(std::move(*frames)); });
   }
   for (uint32_t q = 0; q < m_queues.size(); q++) {
     if (touched[q] && !m_queues[q].poll.IsRunning()) {
@@ -125,7 +172,7 @@ void LinuxHost::Poll(uint32_t q) {
   }
   Time done = now;
   if (!frames.empty()) {
-    offlab::kernel::RxOutcome out = offlab::kernel::HostReceive(m_host, frames);
+    offlab::kernel::RxOutcome out = Receive(frames);
     CpuWork w;
     w.polls = 1;
     w.rxFrames = static_cast<double>(frames.size());
@@ -146,6 +193,34 @@ void LinuxHost::Poll(uint32_t q) {
     }
   }
   SchedulePoll(q, take == m_budget);
+}
+
+offlab::kernel::RxOutcome LinuxHost::Receive(const std::vector<offlab::Bytes>& frames) {
+  // Frames that reach the kernel of an eSwitch-offloaded host are flows'
+  // first packets: the software path.
+  const bool eswitch = m_host.eswitch_offload;
+  m_host.eswitch_offload = false;
+  offlab::kernel::RxOutcome out;
+  if (!m_host.ibmveth) {
+    out = offlab::kernel::HostReceive(m_host, frames);
+  } else {
+    // ibmveth: the hypervisor passes a partner's largesend buffer whole, its
+    // descriptor flagged IBMVETH_RXQ_LRG_PKT with the MSS (ibmveth_poll);
+    // such frames are longer than the MTU. They take their own pass.
+    std::vector<offlab::Bytes> small, large;
+    for (const offlab::Bytes& f : frames) {
+      (f.size() > m_host.mtu + offlab::hdr::kEthLen ? large : small).push_back(f);
+    }
+    out = offlab::kernel::HostReceive(m_host, small);
+    if (!large.empty()) {
+      offlab::kernel::KernelHost lh = m_host;
+      lh.rx_meta.ibmveth_large_packet = true;
+      lh.rx_meta.ibmveth_mss = m_host.mss;
+      Merge(out, offlab::kernel::HostReceive(lh, large));
+    }
+  }
+  m_host.eswitch_offload = eswitch;
+  return out;
 }
 
 void LinuxHost::Account(const offlab::kernel::RxOutcome& out, uint64_t frames) {

@@ -19,6 +19,7 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,7 @@ class LinuxHost : public Object {
   void Deliver(offlab::kernel::RxOutcome out);
   void FromGuest(uint32_t index, offlab::Packet frame, offlab::RxMeta meta);
   void ToWire(std::vector<offlab::Bytes> frames);
+  offlab::kernel::RxOutcome Receive(const std::vector<offlab::Bytes>& frames);
   void Account(const offlab::kernel::RxOutcome& out, uint64_t frames);
   void Event(const std::string& e);
   Endpoint* FindByMac(const uint8_t* mac);
@@ -117,6 +119,7 @@ class LinuxHost : public Object {
   uint32_t m_ringSize;
   Time m_irqDelay;
   bool m_rssUdpPorts;
+  std::set<uint32_t> m_swFlows;  // flows the eSwitch has a rule for
   Stats m_stats;
   offlab::Counters m_counters;
   std::vector<std::string> m_events;
