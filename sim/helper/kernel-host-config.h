@@ -26,6 +26,12 @@ void FeatureOff(const std::string& name, offlab::kernel::KernelHost& h);
  */
 uint32_t DefaultRxRing(const std::string& driver);
 
+/**
+ * The interrupt moderation a driver settles at under bulk receive load
+ * (adaptive moderation), in microseconds, for a profile's kernel `driver`.
+ */
+double DefaultIrqDelayUs(const std::string& driver);
+
 /** Host `h` of `s` (0 or 1), its NIC `self` and the peer's `peer` (both may be null). */
 offlab::kernel::KernelHost KernelHostConfig(const TunnelScenario& s,
                                             offlab::kernel::KernelVersion kv, uint32_t h,

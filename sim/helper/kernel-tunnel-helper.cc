@@ -80,9 +80,9 @@ void KernelTunnelHelper::Install(Time start, Time stop) {
         "RxRingSize",
         UintegerValue(k.ringSize ? k.ringSize
                                  : DefaultRxRing(nic.kernel ? nic.kernel->driver : "")));
-    if (k.irqDelayUs >= 0) {
-      m_host[h]->SetAttribute("IrqDelay", TimeValue(MicroSeconds(k.irqDelayUs)));
-    }
+    const double irq =
+        k.irqDelayUs >= 0 ? k.irqDelayUs : DefaultIrqDelayUs(nic.kernel ? nic.kernel->driver : "");
+    m_host[h]->SetAttribute("IrqDelay", TimeValue(NanoSeconds(static_cast<int64_t>(irq * 1e3))));
     m_host[h]->SetAttribute("RssUdpPorts", BooleanValue(k.rssUdpPorts));
     m_host[h]->SetConfig(HostConfig(h));
     m_host[h]->SetKernelCosts(MakeCpu(m_s.cost.kernel));

@@ -103,9 +103,9 @@ void LoopbackHelper::Install(Time start, Time stop) {
         "RxRingSize",
         UintegerValue(k.ringSize ? k.ringSize
                                  : DefaultRxRing(nic.kernel ? nic.kernel->driver : "")));
-    if (k.irqDelayUs >= 0) {
-      m_host[h]->SetAttribute("IrqDelay", TimeValue(MicroSeconds(k.irqDelayUs)));
-    }
+    const double irq =
+        k.irqDelayUs >= 0 ? k.irqDelayUs : DefaultIrqDelayUs(nic.kernel ? nic.kernel->driver : "");
+    m_host[h]->SetAttribute("IrqDelay", TimeValue(NanoSeconds(static_cast<int64_t>(irq * 1e3))));
     m_host[h]->SetAttribute("RssUdpPorts", BooleanValue(k.rssUdpPorts));
     m_host[h]->SetConfig(KernelHostConfig(h == 0 ? tester : dut, m_kv, h, m_nic[h], m_nic[1 - h]));
     m_host[h]->SetKernelCosts(MakeCpu(m_s.cost.kernel));

@@ -172,10 +172,11 @@ void LinuxHost::Poll(uint32_t q) {
   }
   Time done = now;
   if (!frames.empty()) {
-    offlab::kernel::RxOutcome out = Receive(frames);
+    const std::size_t n = frames.size();
+    offlab::kernel::RxOutcome out = Receive(std::move(frames));
     CpuWork w;
     w.polls = 1;
-    w.rxFrames = static_cast<double>(frames.size());
+    w.rxFrames = static_cast<double>(n);
     w.groMerges = static_cast<double>(out.nic_gro.merged + out.cell_gro.merged);
     w.packets = static_cast<double>(out.nic_gro.delivered + out.cell_gro.delivered);
     w.txFrames = static_cast<double>(
@@ -183,9 +184,9 @@ void LinuxHost::Poll(uint32_t q) {
     w.swSegments = static_cast<double>(out.work.sw_segments);
     w.csumBytes = static_cast<double>(out.work.csum_bytes);
     w.copyBytes = static_cast<double>(out.work.copy_bytes);
-    Account(out, frames.size());
+    Account(out, n);
     if (!rq.cpu->Submit(w, &done)) {
-      m_stats.cpuDrops += frames.size();
+      m_stats.cpuDrops += n;
       done = now;
     } else {
       auto shared = std::make_shared<offlab::kernel::RxOutcome>(std::move(out));
@@ -195,28 +196,28 @@ void LinuxHost::Poll(uint32_t q) {
   SchedulePoll(q, take == m_budget);
 }
 
-offlab::kernel::RxOutcome LinuxHost::Receive(const std::vector<offlab::Bytes>& frames) {
+offlab::kernel::RxOutcome LinuxHost::Receive(std::vector<offlab::Bytes> frames) {
   // Frames that reach the kernel of an eSwitch-offloaded host are flows'
   // first packets: the software path.
   const bool eswitch = m_host.eswitch_offload;
   m_host.eswitch_offload = false;
   offlab::kernel::RxOutcome out;
   if (!m_host.ibmveth) {
-    out = offlab::kernel::HostReceive(m_host, frames);
+    out = offlab::kernel::HostReceive(m_host, std::move(frames));
   } else {
     // ibmveth: the hypervisor passes a partner's largesend buffer whole, its
     // descriptor flagged IBMVETH_RXQ_LRG_PKT with the MSS (ibmveth_poll);
     // such frames are longer than the MTU. They take their own pass.
     std::vector<offlab::Bytes> small, large;
-    for (const offlab::Bytes& f : frames) {
-      (f.size() > m_host.mtu + offlab::hdr::kEthLen ? large : small).push_back(f);
+    for (offlab::Bytes& f : frames) {
+      (f.size() > m_host.mtu + offlab::hdr::kEthLen ? large : small).push_back(std::move(f));
     }
-    out = offlab::kernel::HostReceive(m_host, small);
+    out = offlab::kernel::HostReceive(m_host, std::move(small));
     if (!large.empty()) {
       offlab::kernel::KernelHost lh = m_host;
       lh.rx_meta.ibmveth_large_packet = true;
       lh.rx_meta.ibmveth_mss = m_host.mss;
-      Merge(out, offlab::kernel::HostReceive(lh, large));
+      Merge(out, offlab::kernel::HostReceive(lh, std::move(large)));
     }
   }
   m_host.eswitch_offload = eswitch;
@@ -266,7 +267,7 @@ void LinuxHost::Deliver(offlab::kernel::RxOutcome out) {
       continue;
     }
     offlab::Sent s;
-    s.frame = skb.pkt.bytes();
+    s.frame = std::move(skb.pkt).TakeBytes();
     s.offloads.set_ip(offlab::CsumStatus::kGood);
     if (ep->vhost && i < out.tap_hdrs.size()) {
       // What tun_put_user's virtio-net header tells the guest: NEEDS_CSUM

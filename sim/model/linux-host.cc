@@ -108,11 +108,11 @@ void LinuxHost::FromGuest(uint32_t index, offlab::Packet p, offlab::RxMeta meta)
       h.gso_size = meta.tso_segsz;
       h.hdr_len = static_cast<uint16_t>(p.l4_ofs + (p.l4()[12] >> 4) * 4u);
     }
-    err = offlab::kernel::HostGuestSkb(m_host, p.bytes(), h, &skb);
     // tun_get_user copies the guest's buffer into the skb.
     w.copyBytes += static_cast<double>(p.size());
+    err = offlab::kernel::HostGuestSkb(m_host, std::move(p).TakeBytes(), h, &skb);
   } else {
-    err = offlab::kernel::HostSocketSkb(m_host, p.bytes(), &skb);
+    err = offlab::kernel::HostSocketSkb(m_host, std::move(p).TakeBytes(), &skb);
   }
   if (!err.empty()) {
     m_stats.drops["guest: " + err]++;

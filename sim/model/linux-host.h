@@ -105,7 +105,7 @@ class LinuxHost : public Object {
   void Deliver(offlab::kernel::RxOutcome out);
   void FromGuest(uint32_t index, offlab::Packet frame, offlab::RxMeta meta);
   void ToWire(std::vector<offlab::Bytes> frames);
-  offlab::kernel::RxOutcome Receive(const std::vector<offlab::Bytes>& frames);
+  offlab::kernel::RxOutcome Receive(std::vector<offlab::Bytes> frames);
   void Account(const offlab::kernel::RxOutcome& out, uint64_t frames);
   void Event(const std::string& e);
   Endpoint* FindByMac(const uint8_t* mac);

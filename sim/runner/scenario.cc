@@ -187,7 +187,7 @@ Scenario ParseScenario(const std::string& yaml, const std::string& where) {
     k.rxQueues = static_cast<uint32_t>(host.Number("rx_queues", 1, 1, 64));
     k.rssUdpPorts = host.Get<bool>("rss_udp_ports", true);
     k.ringSize = static_cast<uint32_t>(host.Number("rx_ring", 0, 0, 16384));
-    k.irqDelayUs = host.Number("irq_delay_us", 10, 0, 10000);
+    k.irqDelayUs = host.Number("irq_delay_us", -1, -1, 10000);
     k.remcsumTx = host.Get<bool>("vxlan_remcsum_tx", false);
     k.remcsumRx = host.Get<bool>("vxlan_remcsum_rx", false);
     k.ethtoolOff = host.Get<std::vector<std::string>>("ethtool_off", {});

@@ -145,6 +145,10 @@ void Deliver(PathCtx& ctx, SkBuff skb, RxOutcome& out) {
 }  // namespace
 
 RxOutcome HostReceive(KernelHost& host, const std::vector<Bytes>& frames) {
+  return HostReceive(host, std::vector<Bytes>(frames));
+}
+
+RxOutcome HostReceive(KernelHost& host, std::vector<Bytes>&& frames) {
   RxOutcome out;
   const Work before = work::meter;
   PathCtx ctx{host, out.counters, out.drops};
@@ -157,12 +161,13 @@ RxOutcome HostReceive(KernelHost& host, const std::vector<Bytes>& frames) {
   // One NAPI poll: the driver's receive of each frame into napi_gro_receive,
   // then napi_complete_done's flush hands everything up in order.
   GroCell nic_gro(NicGroConfig(host));
-  for (const Bytes& f : frames) {
+  for (Bytes& f : frames) {
     RxResult r;
     {
       // What the NIC verified or summed is the hardware's work.
       HardwareScope hw;
-      r = DriverReceiveWith(f, host.nic, host.nic_dev, host.kv, &out.counters, host.rx_meta);
+      r = DriverReceiveWith(std::move(f), host.nic, host.nic_dev, host.kv, &out.counters,
+                            host.rx_meta);
     }
     if (r.dropped) {
       ctx.Drop("driver", r.drop_reason);

@@ -52,7 +52,7 @@ RxValidation KernelRxValidation(const NicProfile& p, TunnelType tt) {
 HwCheck VerifyLikeHardware(const SkBuff& skb, const NicProfile& p) {
   // The NIC checks what the profile says it checks for this kind of packet,
   // on the bytes.
-  const Dissection d = Dissect(skb.pkt.data(), skb.len());
+  const Dissection d = DissectQuiet(skb.pkt.data(), skb.len());
   const TunnelType tt = TunnelOf(d);
   const RxValidation rv = KernelRxValidation(p, tt);
   HwCheck h;
@@ -145,6 +145,11 @@ DeviceFeatures KernelDeviceFeatures(const NicProfile& profile) {
 
 RxResult DriverReceiveWith(const Bytes& frame, const NicProfile& profile, const DeviceFeatures& dev,
                            KernelVersion kv, Counters* counters, const RxMeta& meta) {
+  return DriverReceiveWith(Bytes(frame), profile, dev, kv, counters, meta);
+}
+
+RxResult DriverReceiveWith(Bytes&& frame, const NicProfile& profile, const DeviceFeatures& dev,
+                           KernelVersion kv, Counters* counters, const RxMeta& meta) {
   const KernelNicView& view = KernelView(profile);
   RxResult r;
   if (view.driver == "tun") {
@@ -153,7 +158,8 @@ RxResult DriverReceiveWith(const Bytes& frame, const NicProfile& profile, const 
     r.dropped = !r.drop_reason.empty();
     return r;
   }
-  r.skb.pkt = Packet(frame);
+  // The frame's buffer becomes the skb's (no headroom: a later push grows it).
+  r.skb.pkt = Packet::Adopt(std::move(frame));
   SkBuff& skb = r.skb;
   // Page-backed receive buffers: the payload sits in a page fragment (the
   // model's nr_frags 1), which GRO merges as frags; copied frames are

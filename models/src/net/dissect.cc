@@ -38,21 +38,46 @@ constexpr uint8_t kIpv6OptHomeAddress = 0xc9;
 constexpr size_t kGeneveOptHdrLen = 4;
 constexpr size_t kSctpChunkHdrLen = 4;
 
+// Off while a caller only wants the layers and checksum verdicts (a NIC's
+// receive model, per frame): the summaries' text is most of the time spent.
+thread_local bool t_summaries = true;
+
+std::string FormatAlways(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 std::string Format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string Format(const char* fmt, ...) {
+
+std::string FormatV(const char* fmt, va_list ap0) {
   char buf[256];
   va_list ap;
-  va_start(ap, fmt);
+  va_copy(ap, ap0);
   int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   if (n < 0) return {};
   if (static_cast<size_t>(n) < sizeof buf) return std::string(buf, static_cast<size_t>(n));
   std::string big(static_cast<size_t>(n) + 1, '\0');
-  va_start(ap, fmt);
+  va_copy(ap, ap0);
   std::vsnprintf(big.data(), big.size(), fmt, ap);
   va_end(ap);
   big.resize(static_cast<size_t>(n));
   return big;
+}
+
+// Error messages are always written.
+std::string FormatAlways(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = FormatV(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+// Summary text, empty when summaries are off.
+std::string Format(const char* fmt, ...) {
+  if (!t_summaries) return {};
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = FormatV(fmt, ap);
+  va_end(ap);
+  return s;
 }
 
 std::string MacString(const uint8_t* p) {
@@ -64,6 +89,7 @@ std::string Ipv4String(const uint8_t* p) { return Format("%u.%u.%u.%u", p[0], p[
 // RFC 5952 text form: the longest run (first on a tie) of two or more zero
 // groups becomes "::".
 std::string Ipv6String(const uint8_t* p) {
+  if (!t_summaries) return {};
   uint16_t g[8];
   for (int i = 0; i < 8; ++i) g[i] = GetBe16(p + 2 * i);
   int best = -1, best_len = 0;
@@ -369,11 +395,11 @@ bool Dissector::Ipv4Options(size_t off, size_t len) {
       ++i;
       continue;
     }
-    if (len - i < 2) return Fail(Format("ipv4: option 0x%02x truncated", type));
+    if (len - i < 2) return Fail(FormatAlways("ipv4: option 0x%02x truncated", type));
     size_t olen = data_[off + i + 1];
     if (olen < 2 || olen > len - i) {
-      return Fail(Format("ipv4: option 0x%02x length %zu invalid (%zu option bytes left)", type,
-                         olen, len - i));
+      return Fail(FormatAlways("ipv4: option 0x%02x length %zu invalid (%zu option bytes left)",
+                               type, olen, len - i));
     }
     i += olen;
   }
@@ -385,13 +411,14 @@ bool Dissector::Ipv4(size_t off, size_t end, int depth) {
   const uint8_t* p = data_ + off;
   unsigned version = p[0] >> 4;
   size_t ihl = p[0] & 0x0fu;
-  if (version != 4) return Fail(Format("ipv4: version %u in an IPv4 header", version));
-  if (ihl < 5) return Fail(Format("ipv4: IHL %zu below minimum 5", ihl));
+  if (version != 4) return Fail(FormatAlways("ipv4: version %u in an IPv4 header", version));
+  if (ihl < 5) return Fail(FormatAlways("ipv4: IHL %zu below minimum 5", ihl));
   size_t hlen = ihl * 4;
-  if (hlen > end - off) return Fail(Format("ipv4: IHL %zu exceeds frame (%zu bytes)", ihl, end));
+  if (hlen > end - off)
+    return Fail(FormatAlways("ipv4: IHL %zu exceeds frame (%zu bytes)", ihl, end));
   size_t tot = GetBe16(p + hdr::kIpv4TotLenOfs);
   if (tot < hlen) {
-    return Fail(Format("ipv4: total length %zu below header length %zu", tot, hlen));
+    return Fail(FormatAlways("ipv4: total length %zu below header length %zu", tot, hlen));
   }
   uint16_t frag = GetBe16(p + hdr::kIpv4FragOfs);
   size_t frag_off = static_cast<size_t>(frag & hdr::kIpv4FragOffsetMask) * 8;
@@ -411,7 +438,7 @@ bool Dissector::Ipv4(size_t off, size_t end, int depth) {
   InetChecksum("ipv4", depth, off, hlen, hdr::kIpv4CsumOfs, 0, false);
 
   if (tot > end - off) {
-    return Fail(Format("ipv4: total length %zu exceeds frame (%zu bytes)", tot, end));
+    return Fail(FormatAlways("ipv4: total length %zu exceeds frame (%zu bytes)", tot, end));
   }
   if (!Ipv4Options(off + hdr::kIpv4MinLen, hlen - hdr::kIpv4MinLen)) return false;
   // Only the first fragment carries the transport header.
@@ -433,11 +460,11 @@ bool Dissector::Ipv6Options(const char* name, size_t off, size_t len, IpContext*
       ++i;
       continue;
     }
-    if (len - i < 2) return Fail(Format("%s: option 0x%02x truncated", name, type));
+    if (len - i < 2) return Fail(FormatAlways("%s: option 0x%02x truncated", name, type));
     size_t olen = size_t{data_[off + i + 1]} + 2;
     if (olen > len - i) {
-      return Fail(Format("%s: option 0x%02x length %zu exceeds header (%zu bytes left)", name, type,
-                         olen - 2, len - i - 2));
+      return Fail(FormatAlways("%s: option 0x%02x length %zu exceeds header (%zu bytes left)", name,
+                               type, olen - 2, len - i - 2));
     }
     // A Mobile IPv6 Home Address option (RFC 6275 §6.3), only valid in
     // destination options, makes the home address the source the transport
@@ -467,7 +494,8 @@ bool Dissector::Ipv6Routing(size_t off, size_t len, IpContext& ip) {
       return true;
     case 2:  // RFC 6275 home address
       if (len != 24 || segleft != 1) {
-        return Fail(Format("ipv6-routing: type 2 length %zu, %u segments left", len, segleft));
+        return Fail(
+            FormatAlways("ipv6-routing: type 2 length %zu, %u segments left", len, segleft));
       }
       ip.dst = p + kIpv6ExtMinLen;
       return true;
@@ -485,7 +513,7 @@ bool Dissector::Ipv6(size_t off, size_t end, int depth) {
   if (!Need("ipv6", off, end, hdr::kIpv6Len)) return false;
   const uint8_t* p = data_ + off;
   unsigned version = p[0] >> 4;
-  if (version != 6) return Fail(Format("ipv6: version %u in an IPv6 header", version));
+  if (version != 6) return Fail(FormatAlways("ipv6: version %u in an IPv6 header", version));
   size_t plen = GetBe16(p + hdr::kIpv6PlenOfs);
   uint8_t next = p[hdr::kIpv6NextOfs];
   size_t avail = end - off - hdr::kIpv6Len;
@@ -495,7 +523,7 @@ bool Dissector::Ipv6(size_t off, size_t end, int depth) {
   if (plen < avail) summary += Format(" pad %zu", avail - plen);
   AddLayer("ipv6", depth, off, hdr::kIpv6Len, std::move(summary));
   if (plen > avail) {
-    return Fail(Format("ipv6: payload length %zu exceeds frame (%zu bytes)", plen, end));
+    return Fail(FormatAlways("ipv6: payload length %zu exceeds frame (%zu bytes)", plen, end));
   }
   if (plen == 0 && next != hdr::kProtoNoNext) {
     return Fail(
@@ -532,7 +560,8 @@ bool Dissector::Ipv6(size_t off, size_t end, int depth) {
     }
     size_t len = (size_t{e[1]} + 1) * 8;
     if (len > end - off) {
-      return Fail(Format("%s: length %zu exceeds payload (%zu bytes left)", name, len, end - off));
+      return Fail(
+          FormatAlways("%s: length %zu exceeds payload (%zu bytes left)", name, len, end - off));
     }
     if (this_type == hdr::kProtoRouting) {
       AddLayer(name, depth, off, len, Format("next %u type %u segleft %u", next, e[2], e[3]));
@@ -572,7 +601,7 @@ bool Dissector::Tcp(size_t off, size_t end, int depth, const IpContext& ip) {
   uint16_t off_flags = GetBe16(p + hdr::kTcpOffFlagsOfs);
   size_t doff = off_flags >> 12;
   size_t seg = end - off;
-  if (doff < 5) return Fail(Format("tcp: data offset %zu below minimum 5", doff));
+  if (doff < 5) return Fail(FormatAlways("tcp: data offset %zu below minimum 5", doff));
   size_t hlen = doff * 4;
   if (hlen > seg) {
     return Fail(
@@ -600,10 +629,10 @@ bool Dissector::Udp(size_t off, size_t end, int depth, const IpContext& ip) {
   size_t ulen = GetBe16(p + hdr::kUdpLenOfs);
   uint16_t value = GetBe16(p + hdr::kUdpCsumOfs);
   size_t seg = end - off;
-  if (ulen < hdr::kUdpLen) return Fail(Format("udp: length %zu below minimum 8", ulen));
+  if (ulen < hdr::kUdpLen) return Fail(FormatAlways("udp: length %zu below minimum 8", ulen));
   // In a first fragment the UDP length covers the whole datagram.
   if (!ip.fragment && ulen > seg) {
-    return Fail(Format("udp: length %zu exceeds IP payload (%zu bytes)", ulen, seg));
+    return Fail(FormatAlways("udp: length %zu exceeds IP payload (%zu bytes)", ulen, seg));
   }
   std::string summary = Format("%u > %u len %zu", sport, dport, ulen);
   // Bytes past the UDP length are not part of the datagram (and may be
@@ -749,7 +778,7 @@ bool Dissector::Geneve(size_t off, size_t end, int depth) {
   if (!Need("geneve", off, end, hdr::kGeneveBaseLen)) return false;
   const uint8_t* p = data_ + off;
   unsigned version = p[0] >> 6;
-  if (version != 0) return Fail(Format("geneve: version %u unsupported", version));
+  if (version != 0) return Fail(FormatAlways("geneve: version %u unsupported", version));
   size_t opt_len = size_t{p[0] & 0x3fu} * 4;
   size_t hlen = hdr::kGeneveBaseLen + opt_len;
   if (!Need("geneve", off, end, hlen)) return false;
@@ -783,7 +812,7 @@ bool Dissector::Encapsulated(const char* who, uint16_t proto, size_t off, size_t
     return true;
   }
   if (depth + 1 > kMaxDepth) {
-    return Fail(Format("%s: encapsulation deeper than %d levels", who, kMaxDepth));
+    return Fail(FormatAlways("%s: encapsulation deeper than %d levels", who, kMaxDepth));
   }
   if (proto == hdr::kEthTypeTeb) return Ethernet(off, end, depth + 1);
   return EtherPayload(proto, off, end, depth + 1);
@@ -817,5 +846,14 @@ std::string Dissection::ToString() const {
 }
 
 Dissection Dissect(const uint8_t* data, size_t len) { return Dissector(data, len).Run(); }
+
+Dissection DissectQuiet(const uint8_t* data, size_t len) {
+  struct Restore {
+    bool was = t_summaries;
+    ~Restore() { t_summaries = was; }
+  } restore;
+  t_summaries = false;
+  return Dissector(data, len).Run();
+}
 
 }  // namespace offlab

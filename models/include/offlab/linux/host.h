@@ -197,5 +197,7 @@ TxOutcome HostTransmit(KernelHost& host, SkBuff skb);
 // pass, the switch, and the attachment (the stack's receive, the TAP's
 // read with its validate_xmit_skb, the veth, or the NIC's transmit).
 RxOutcome HostReceive(KernelHost& host, const std::vector<Bytes>& frames);
+// The same, taking the frames' buffers over instead of copying them.
+RxOutcome HostReceive(KernelHost& host, std::vector<Bytes>&& frames);
 
 }  // namespace offlab::kernel

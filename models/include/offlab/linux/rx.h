@@ -60,6 +60,9 @@ RxResult DriverReceiveFull(const Bytes& frame, const NicProfile& profile, Kernel
 // `ethtool -K <dev> rx off`: the driver then reports CHECKSUM_NONE).
 RxResult DriverReceiveWith(const Bytes& frame, const NicProfile& profile, const DeviceFeatures& dev,
                            KernelVersion kv, Counters* counters, const RxMeta& meta = {});
+// The same, taking the frame's buffer over instead of copying it.
+RxResult DriverReceiveWith(Bytes&& frame, const NicProfile& profile, const DeviceFeatures& dev,
+                           KernelVersion kv, Counters* counters, const RxMeta& meta = {});
 
 // The common case: no metadata beyond the bytes, so nothing is dropped.
 SkBuff DriverReceive(const Bytes& frame, const NicProfile& profile, KernelVersion kv = kLabKernel,

@@ -41,5 +41,9 @@ struct Dissection {
 
 Dissection Dissect(const uint8_t* data, size_t len);
 inline Dissection Dissect(const Bytes& b) { return Dissect(b.data(), b.size()); }
+// The same layers, offsets and checksum verdicts without the layers' summary
+// text (empty), for callers that only read the structure once per frame; the
+// error, when there is one, is still described.
+Dissection DissectQuiet(const uint8_t* data, size_t len);
 
 }  // namespace offlab
