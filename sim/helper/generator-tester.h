@@ -22,8 +22,8 @@ class GeneratorTester {
   GeneratorTester(const TunnelScenario& s, Ptr<OffloadNetDevice> nic);
   void Install(Time start, Time stop);
   void ResetStats();
-  /** What came back, in L1 Gbit/s (frames + preamble, FCS and gap), over the window. */
-  double GetRxGbps() const;
+  /** What came back, in L1 bit/s (frames + preamble, FCS and gap), over the window. */
+  double GetRxBps() const;
   HostStats GetStats(double span) const;
 
  private:
@@ -32,6 +32,7 @@ class GeneratorTester {
   Ptr<PacketGenerator> m_gen;
   Ptr<FrameSink> m_sink;
   uint64_t m_txBase = 0;
+  Time m_txStart;
 };
 
 }  // namespace ns3

@@ -2,22 +2,7 @@
 #include "loopback-helper.h"
 
 #include "ns3/boolean.h"
-#if __has_include("ns3/packet-generator.h")
 #include "ns3/generator-tester.h"
-#define OFFLAB_GEN 1
-#else
-namespace ns3 {
-class GeneratorTester {
- public:
-  static void Check(const TunnelScenario&) {}
-  GeneratorTester(const TunnelScenario&, Ptr<OffloadNetDevice>) {}
-  void Install(Time, Time) {}
-  void ResetStats() {}
-  double GetRxGbps() const { return 0; }
-  HostStats GetStats(double) const { return {}; }
-};
-}  // namespace ns3
-#endif
 #include "ns3/kernel-host-config.h"
 #include "ns3/kernel-host-stats.h"
 #include "ns3/offload-channel.h"
@@ -145,7 +130,7 @@ void LoopbackHelper::ResetStats() {
 
 double LoopbackHelper::GetGoodput() const {
   if (m_gen) {
-    return m_gen->GetRxGbps();
+    return m_gen->GetRxBps();
   }
   const double span = (Simulator::Now() - m_statsStart).GetSeconds();
   return span > 0 ? m_apps.ReceivedBytes() * 8 / span : 0;

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <string>
 
+#include "ns3/nstime.h"
 #include "offlab/net/error.h"
 #include "scenario.h"
 #include "trace-replay.h"
@@ -51,6 +52,9 @@ int main(int argc, char** argv) {
   // again, which costs a quarter of a run.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  // A 64-byte frame lasts 6.72 ns at 100 Gbit/s: nanosecond times would
+  // round every frame up to 7 ns and serialize 4 % slow.
+  ns3::Time::SetResolution(ns3::Time::PS);
   std::string scenarioPath, costPath, out;
   offlab::sim::RunOptions opt;
   bool pcap = false, progress = false, check = false;

@@ -209,6 +209,38 @@ BAD = {
         "name: x\nnic: x710\nguest: {packet_size: 1500}\n",
         "larger than the guests' MSS 1398",
     ),
+    "unknown host kind": ("name: x\nnic: x710\nhost: {kind: vpp}\n", "unknown host kind 'vpp'"),
+    "unknown kernel version": (
+        "name: x\nnic: x710\nhost: {kind: kernel, kernel: banana}\n",
+        "banana",
+    ),
+    "generator above the line rate": (
+        "name: x\nnic: x710\ntopology: loopback\ntunnel: none\nhost: {kind: kernel}\n"
+        "generator: {frame_size: 64, rate_gbps: 120}\n",
+        "rate_gbps",
+    ),
+    "generator with zero flows": (
+        "name: x\nnic: x710\ntopology: loopback\ntunnel: none\nhost: {kind: kernel}\n"
+        "generator: {flows: 0}\n",
+        "'flows' = 0",
+    ),
+    "generator frame too small": (
+        "name: x\nnic: x710\ntopology: loopback\ntunnel: none\nhost: {kind: kernel}\n"
+        "generator: {frame_size: 40}\n",
+        "frame_size",
+    ),
+    "generator without a loopback": (
+        "name: x\nnic: x710\nhost: {kind: kernel}\ngenerator: {frame_size: 64}\n",
+        "loopback",
+    ),
+    "unknown NIC feature": (
+        "name: x\nnic: x710\nhost: {kind: kernel, ethtool_off: [warp-drive]}\n",
+        "warp-drive",
+    ),
+    "ovs options on a kernel host": (
+        "name: x\nnic: x710\nhost: {kind: kernel}\novs: {pmd_threads: 2}\n",
+        "field 'ovs' applies to host kind ovs-dpdk",
+    ),
 }
 
 
