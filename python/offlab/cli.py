@@ -90,8 +90,7 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     from . import sim
 
     if args.list:
-        for name in sim.builtin_scenarios():
-            print(name)
+        print(sim.format_listing(sim.scenario_descriptions(), sim.listing_width()))
         return 0
     if args.replay:
         if args.scenario is not None:
@@ -122,12 +121,32 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _value(v: object) -> str:
+    return ("on" if v else "off") if isinstance(v, bool) else str(v)
+
+
+def _sweep_descriptions() -> list[tuple[str, list[str]]]:
+    """Each built-in sweep: its description, then what it varies and how many points."""
+    from . import sweep
+
+    out = []
+    for name in sweep.builtin_sweeps():
+        try:
+            s = sweep.load(name)
+        except _core.OfflabError as e:
+            out.append((name, [f"(cannot load: {e})"]))
+            continue
+        varies = [f"varies {k}: {', '.join(map(_value, vs))}" for k, vs in s.vary.items()]
+        points = f"{len(s.points)} point{'s' if len(s.points) != 1 else ''} in all"
+        out.append((name, [s.description or "(no description)", *varies, points]))
+    return out
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from . import sim, sweep
 
     if args.list:
-        for name in sweep.builtin_sweeps():
-            print(name)
+        print(sim.format_listing(_sweep_descriptions(), sim.listing_width()))
         return 0
     if args.sweep is None:
         raise _core.OfflabError("give a sweep file or built-in sweep name (--list shows them)")
