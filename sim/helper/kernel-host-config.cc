@@ -57,6 +57,12 @@ uint32_t DefaultRxRing(const std::string& driver) {
   return 512;
 }
 
+uint32_t RxRing(const KernelHostOptions& k, const offlab::NicProfile& nic, bool tcp) {
+  if (k.ringSize) return k.ringSize;
+  if (tcp) return 1u << 20;
+  return DefaultRxRing(nic.kernel ? nic.kernel->driver : "");
+}
+
 double DefaultIrqDelayUs(const std::string& driver) {
   // Under bulk load adaptive moderation lowers the interrupt rate: ixgbe's
   // bulk class is 8000 interrupts/s (IXGBE_8K_ITR, ixgbe_update_itr in

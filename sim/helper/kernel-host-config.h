@@ -27,6 +27,16 @@ void FeatureOff(const std::string& name, offlab::kernel::KernelHost& h);
 uint32_t DefaultRxRing(const std::string& driver);
 
 /**
+ * The receive ring the scenario gives a host: its `rx_ring`, else for a
+ * generator's traffic the driver's default, and for TCP flows one deep
+ * enough that the receive window bounds what waits. (The guests' ns-3 TCP
+ * retransmits whole TSO packets where Linux's SACK recovers single
+ * segments, so ring drops would turn into timeouts no real host sees; the
+ * OVS host's CPU backlog is bounded the same way.)
+ */
+uint32_t RxRing(const KernelHostOptions& k, const offlab::NicProfile& nic, bool tcp);
+
+/**
  * The interrupt moderation a driver settles at under bulk receive load
  * (adaptive moderation), in microseconds, for a profile's kernel `driver`.
  */

@@ -76,10 +76,7 @@ void KernelTunnelHelper::Install(Time start, Time stop) {
   for (uint32_t h = 0; h < 2; h++) {
     m_host[h] = CreateObject<LinuxHost>();
     const offlab::NicProfile& nic = m_nic[h]->GetProfile();
-    m_host[h]->SetAttribute(
-        "RxRingSize",
-        UintegerValue(k.ringSize ? k.ringSize
-                                 : DefaultRxRing(nic.kernel ? nic.kernel->driver : "")));
+    m_host[h]->SetAttribute("RxRingSize", UintegerValue(RxRing(k, nic, true)));
     const double irq =
         k.irqDelayUs >= 0 ? k.irqDelayUs : DefaultIrqDelayUs(nic.kernel ? nic.kernel->driver : "");
     m_host[h]->SetAttribute("IrqDelay", TimeValue(NanoSeconds(static_cast<int64_t>(irq * 1e3))));

@@ -84,10 +84,7 @@ void LoopbackHelper::Install(Time start, Time stop) {
     }
     m_host[h] = CreateObject<LinuxHost>();
     const offlab::NicProfile& nic = m_nic[h]->GetProfile();
-    m_host[h]->SetAttribute(
-        "RxRingSize",
-        UintegerValue(k.ringSize ? k.ringSize
-                                 : DefaultRxRing(nic.kernel ? nic.kernel->driver : "")));
+    m_host[h]->SetAttribute("RxRingSize", UintegerValue(RxRing(k, nic, !m_s.generator.enabled)));
     const double irq =
         k.irqDelayUs >= 0 ? k.irqDelayUs : DefaultIrqDelayUs(nic.kernel ? nic.kernel->driver : "");
     m_host[h]->SetAttribute("IrqDelay", TimeValue(NanoSeconds(static_cast<int64_t>(irq * 1e3))));
