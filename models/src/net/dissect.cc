@@ -305,8 +305,9 @@ class Dissector {
       v = Verdict::kAbsent;
     } else {
       // Summing with the field in place accepts both encodings of zero,
-      // as a receiver does.
-      v = csum::Verify(p, len, pseudo) ? Verdict::kCorrect : Verdict::kIncorrect;
+      // as a receiver does; that sum is the one above plus the field's word
+      // (one's complement addition), so the bytes are read once.
+      v = csum::Fold(sum + value) == 0xffff ? Verdict::kCorrect : Verdict::kIncorrect;
     }
     AddChecksum(layer, depth, off + field_ofs, value, expected, v);
   }
