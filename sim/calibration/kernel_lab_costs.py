@@ -62,17 +62,25 @@ def per_send(rep: dict[str, float]) -> tuple[np.ndarray, float]:
     return np.array([rep[c] / n for c in COLS]), float(rep["cpu_s"]) / n
 
 
+def scatter(cpu: list[float]) -> float:
+    """An experiment's relative repeat-to-repeat scatter (scaled MAD), at least 3 %."""
+    c = np.array(cpu)
+    med = float(np.median(c))
+    return max(1.4826 * float(np.median(np.abs(c - med))) / med, 0.03)
+
+
 def solve(
-    x: np.ndarray, y: np.ndarray, priors: dict[str, float], ridge: float
+    x: np.ndarray, y: np.ndarray, priors: dict[str, float], ridge: float, w: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Costs from work per send `x` (rows) and cycles per send `y`: each row
-    weighted by 1/y (relative errors), costs scaled by their priors, ridge rows
-    sqrt(ridge) * (cost/prior - 1). Returns the costs and each one's prior weight
-    (ridge * [(M'M + ridge)^-1]_kk: 0 = decided by the data, 1 = by the prior)."""
+    weighted by w/y (relative errors, w for the row's precision), costs scaled by
+    their priors, ridge rows sqrt(ridge) * (cost/prior - 1). Returns the costs and
+    each one's prior weight (ridge * [(M'M + ridge)^-1]_kk: 0 = decided by the
+    data, 1 = by the prior)."""
     p = np.array([priors[k] for k in KEYS])
-    m = x * p / y[:, None]
+    m = x * p / y[:, None] * w[:, None]
     a = np.vstack([m, np.sqrt(ridge) * np.eye(len(KEYS))])
-    b = np.concatenate([np.ones(len(y)), np.sqrt(ridge) * np.ones(len(KEYS))])
+    b = np.concatenate([w, np.sqrt(ridge) * np.ones(len(KEYS))])
     theta = lsq_linear(a, b, bounds=(0, np.inf), method="bvls").x
     h = np.linalg.inv(m.T @ m + ridge * np.eye(len(KEYS)))
     return theta * p, ridge * np.diag(h)
@@ -85,19 +93,22 @@ def fit(
     ridge: float = RIDGE,
     boot: int = 200,
 ) -> dict[str, object]:
-    """Fits the costs to the median per-send work and CPU of each experiment; the
-    spread is the 16th-84th percentile over refits with one repeat drawn at random
-    per experiment."""
+    """Fits the costs to the median per-send work and CPU of each experiment,
+    weighted by the inverse of its repeats' scatter (normalised to a median of 1);
+    the spread is the 16th-84th percentile over refits with one repeat drawn at
+    random per experiment."""
     med = [[per_send(r) for r in e["reps"]] for e in experiments]
     x = np.array([np.median([w for w, _ in reps], axis=0) for reps in med])
     y = np.array([np.median([c for _, c in reps]) for reps in med]) * clock_hz
-    costs, share = solve(x, y, priors, ridge)
+    w = 1 / np.array([scatter([c for _, c in reps]) for reps in med])
+    w /= np.median(w)
+    costs, share = solve(x, y, priors, ridge, w)
     rng = np.random.default_rng(1)
     draws = []
     for _ in range(boot):
         pick = [reps[rng.integers(len(reps))] for reps in med]
         bx = np.array([w for w, _ in pick])
-        draws.append(solve(bx, np.array([c for _, c in pick]) * clock_hz, priors, ridge)[0])
+        draws.append(solve(bx, np.array([c for _, c in pick]) * clock_hz, priors, ridge, w)[0])
     lo, hi = np.percentile(np.array(draws), [16, 84], axis=0)
     pred = x @ costs
     return {
@@ -148,8 +159,7 @@ def run_all(exps: list[Exp], repeats: int, duration: float, log: bool) -> dict[s
                 print(f"  {e.name} #{i + 1}: {reps[-1]}", file=sys.stderr)
         results.append({"name": e.name, "what": e.what, "reps": reps})
     doc: dict[str, object] = {
-        "source": "measured on this machine by sim/calibration/kernel_lab_costs.py "
-        "(veth/bridge/VXLAN namespaces; docs/kernel-costs.md)",
+        "source": "measured on this machine by sim/calibration/kernel_lab_costs.py",
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         **info,
         "load_before": load_before,
@@ -161,6 +171,9 @@ def run_all(exps: list[Exp], repeats: int, duration: float, log: bool) -> dict[s
         "ridge": RIDGE,
     }
     doc.update(fit(results, float(info["clock_hz_measured"])))  # type: ignore[arg-type]
+    # What others ran meanwhile, in CPUs (of 2): the measurement's quiet.
+    busy = [r["others_busy_s"] / r["window_s"] for e in results for r in e["reps"]]
+    doc["others_busy_cpus_median"] = round(float(np.median(busy)), 3)
     doc["experiments"] = results
     return doc
 
@@ -202,8 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="reduced set, under a minute")
     ap.add_argument("--write", action="store_true", help=f"rewrite {OUT.name}")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    ap.add_argument("--repeats", type=int, default=5, help="runs of each experiment (median)")
     ap.add_argument("--out", type=Path, default=OUT, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.repeats < 1:
+        print("kernel_lab_costs: --repeats must be at least 1", file=sys.stderr)
+        return 2
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)
     why = problem()
@@ -212,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     exps = [e for e in EXPERIMENTS if e.quick or not args.quick]
     try:
-        doc = run_all(exps, 1 if args.quick else 3, 0.8 if args.quick else 2.0, log=not args.json)
+        reps = 1 if args.quick else args.repeats
+        doc = run_all(exps, reps, 0.8 if args.quick else 2.0, log=not args.json)
     except rig.RigError as e:
         print(f"kernel_lab_costs: {e}", file=sys.stderr)
         return 1

@@ -56,10 +56,11 @@ class Exp:
     quick: bool = False
 
 
-# What each experiment varies, and why its counts are what counts() says:
+# What each experiment varies, and why its counts are what counts() says
+# (torvalds/linux v6.18.19 = 6952350/linux-6.18.y f3fce0151d48, the kernel here):
 # - veth uses NAPI (and GRO) only when GRO is on at the receiver and the sender
-#   has no TSO; otherwise netif_rx and the backlog NAPI (v6.18.19
-#   drivers/net/veth.c:338-345 veth_skb_is_eligible_for_gro, :373 veth_xmit).
+#   has no TSO; otherwise netif_rx and the backlog NAPI
+#   (drivers/net/veth.c:338-345 veth_skb_is_eligible_for_gro, :373 veth_xmit).
 # - a device without TSO makes validate_xmit_skb segment in software
 #   (net/core/dev.c:4061-4064); without tx checksum the segments' checksums are
 #   computed there too (net/core/skbuff.c:5072-5080 skb_segment).
@@ -70,9 +71,14 @@ class Exp:
 #   TCP once in GRO (net/ipv4/tcp_offload.c:427) or tcp_v4_rcv.
 # - UDP GSO needs checksum offload (net/ipv4/udp.c:1150-1168 udp_send_skb) and
 #   a UDP_GRO socket lets GRO merge (net/ipv4/udp_offload.c:811).
-# - VXLAN with remote checksum offload marks segments remcsum_offload
-#   (net/ipv4/udp_offload.c:218) so the receiver's GRO does no checksum for them
-#   (drivers/net/vxlan/vxlan_core.c:639 vxlan_gro_remcsum).
+# - VXLAN remote checksum offload computes no checksum at either end: the
+#   sender's segments keep a partial outer one (net/ipv4/udp_offload.c:236-239),
+#   the receiver points the inner checksum at its partial state
+#   (drivers/net/vxlan/vxlan_core.c:1541-1551 vxlan_remcsum, skb_remcsum_process
+#   without REMCSUM_NOPARTIAL: include/linux/skbuff.h:4940-4942).
+# - a TAP write reaches netif_receive_skb from the writer's context, no NAPI
+#   (drivers/net/tun.c:1482-1486 tun_rx_batched), and is no driver rx frame; a
+#   TAP read counts the device's tx packet (tun.c:2110 tun_put_user).
 EXPERIMENTS = (
     Exp(
         "udp64",
@@ -276,8 +282,9 @@ def counts(exp: Exp, d: dict[str, float], bg: dict[str, float]) -> dict[str, flo
     l4_ofs = 14 + 20 + (50 if exp.topo == "vxlan" else 0)
     data_frames, data_bytes = d["s:dev.s0.tx_packets"], d["s:dev.s0.tx_bytes"]
     return {
-        # NET_RX softirq runs (kernel/softirq.c:619); they matched the napi:napi_poll
-        # tracepoint within 1 % on this machine (docs/kernel-costs.md).
+        # NET_RX softirq runs (kernel/softirq.c:619), as the simulator counts a
+        # NIC queue's poll; a second device polled in the same run (VXLAN's
+        # gro_cells, a bridge's next hop) is not one (docs/kernel-costs.md).
         "polls": glob("NET_RX"),
         "rx_frames": rx_frames,
         "gro_merges": max(rx_frames - (processed - decap), 0.0),
