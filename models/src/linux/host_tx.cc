@@ -2,6 +2,7 @@
 // hands the host, and HostTransmit (guest -> wire).
 #include <utility>
 
+#include "offlab/linux/features_version.h"
 #include "offlab/linux/host.h"
 #include "offlab/linux/host_path.h"
 #include "offlab/linux/skb_csum.h"
@@ -53,7 +54,12 @@ KernelHost MakeKernelHost(const NicProfile& nic, KernelVersion kv) {
     h.ibmveth = cfg;
     h.nic_dev = IbmvethFeatures(cfg, kv);
   } else {
-    h.nic_dev = KernelDeviceFeatures(nic);
+    // What this kernel's driver registered (features_version.h: the
+    // profile's v6.18 set less what the core or the driver lacked then), and
+    // the tunnel GSO types it does only as GSO_PARTIAL.
+    const NicFeatures f = KernelNicFeaturesAt(nic, kv);
+    h.nic_dev = f.dev;
+    h.nic_xmit.gso_partial_features = f.gso_partial_features;
   }
   h.nic_dev.mtu = h.mtu;
   // Frames a copying driver received sit in linear skbs, which GRO chains

@@ -71,7 +71,7 @@ struct KernelHost {
   KernelVersion kv = kLabKernel;
 
   // The physical NIC: its profile (with a `kernel:` view), the features its
-  // driver registered (KernelDeviceFeatures, or IbmvethFeatures for an
+  // driver registered (KernelNicFeaturesAt, or IbmvethFeatures for an
   // ibmveth; change bits for `ethtool -K`), and what validate_xmit_skb also
   // reads (gso_partial_features, how frag_list members hold data).
   NicProfile nic;
@@ -116,9 +116,11 @@ struct KernelHost {
 };
 
 // A host on `nic` (a profile with a kernel view; throws offlab::Error
-// otherwise) for kernel `kv`: nic_dev from the profile (KernelDeviceFeatures)
-// or, for the ibmveth driver, IbmvethFeatures with a default IbmvethConfig;
-// frag_list members linear when the driver copies frames (rx_buffers).
+// otherwise, or when kernel `kv` has no driver for the NIC) for kernel `kv`:
+// nic_dev and nic_xmit.gso_partial_features as that kernel's driver
+// registered them (KernelNicFeaturesAt, features_version.h) or, for the
+// ibmveth driver, IbmvethFeatures with a default IbmvethConfig; frag_list
+// members linear when the driver copies frames (rx_buffers).
 KernelHost MakeKernelHost(const NicProfile& nic, KernelVersion kv = kLabKernel);
 
 // The skb a guest's write() to the TAP makes (tun_get_user with the host's
