@@ -80,9 +80,14 @@ def row(seed: str, scenario: str, r: dict[str, Any]) -> str:
         f"{k.get('not_validated_per_s', 0) / 1e3:.0f} k/s not validated, "
         f"{k.get('sw_csum_bytes_per_s', 0) / 1e6:.0f} MB/s sw csum"
     )
-    cores = (
-        f"softirq {cpu(tx, 'softirq_cpu_pct')}/{cpu(rx, 'softirq_cpu_pct')}, "
-        f"app {cpu(tx, 'guest_cpu_pct')}/{cpu(rx, 'guest_cpu_pct')}"
+    cores = ", ".join(
+        f"{what} {cpu(tx, key)}/{cpu(rx, key)}"
+        for what, key in (
+            ("softirq", "softirq_cpu_pct"),
+            ("vhost", "vhost_cpu_pct"),
+            ("guest/app", "guest_cpu_pct"),
+        )
+        if tx.get(key) or rx.get(key)
     )
     return f"| {seed} | `{scenario}` | {limit(r)} | {rate} | {cores} | {mech} |"
 

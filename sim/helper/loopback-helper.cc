@@ -93,7 +93,9 @@ void LoopbackHelper::Install(Time start, Time stop) {
     m_host[h]->SetKernelCosts(MakeCpu(m_s.cost.kernel));
     m_nic[h]->GetNode()->AggregateObject(m_host[h]);
     m_host[h]->SetNic(m_nic[h]);
-    for (uint32_t q = 0; q < k.rxQueues; q++) {
+    // The tester should not be what limits: it gets its own queues.
+    const uint32_t queues = h == 0 ? m_s.testerRxQueues : k.rxQueues;
+    for (uint32_t q = 0; q < queues; q++) {
       m_host[h]->AddRxQueue(MakeCpu(m_s.cost.kernel));
     }
   }

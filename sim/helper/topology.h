@@ -73,6 +73,7 @@ struct TunnelScenario {
    * under test, forwards back to it. */
   std::string topology = "vm-pairs";
   std::vector<std::string> testerEthtoolOff;  //!< loopback: the tester NIC's ethtool -K
+  uint32_t testerRxQueues = 4;                //!< loopback: the tester's RSS queues
   GeneratorOptions generator;
   std::string nic = "connectx6dx";
   std::string hostKind = "ovs-dpdk";  //!< ovs-dpdk or kernel

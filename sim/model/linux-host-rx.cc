@@ -100,6 +100,13 @@ uint32_t LinuxHost::FlowHashOf(const offlab::Bytes& f, bool udpPorts) {
   if (l4 && ports && f.size() >= l4 + 4) {
     h = Mix(h, offlab::GetBe32(d + l4));
   }
+  // FNV's low bits depend only on the inputs' low bits (ports differing in
+  // their high bits would share a queue): finish with murmur3's fmix32.
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
   return h;
 }
 
@@ -178,7 +185,7 @@ void LinuxHost::Poll(uint32_t q) {
     w.polls = 1;
     w.rxFrames = static_cast<double>(n);
     w.groMerges = static_cast<double>(out.nic_gro.merged + out.cell_gro.merged);
-    w.packets = static_cast<double>(out.nic_gro.delivered + out.cell_gro.delivered);
+    w.packets = static_cast<double>(out.nic_gro.delivered + InnerSkbs(out));
     w.txFrames = static_cast<double>(
         m_host.attach == offlab::kernel::HostAttach::kSocket ? 0 : out.delivered.size());
     w.swSegments = static_cast<double>(out.work.sw_segments);
@@ -194,6 +201,16 @@ void LinuxHost::Poll(uint32_t q) {
     }
   }
   SchedulePoll(q, take == m_budget);
+}
+
+uint64_t LinuxHost::InnerSkbs(const offlab::kernel::RxOutcome& out) const {
+  // A decapsulated packet crosses netif_receive_skb and the switch a second
+  // time: after the tunnel device's GRO pass where the kernel has one, else
+  // each one vxlan_rcv handed up (netif_rx before 4.8).
+  if (out.cell_gro_ran) {
+    return out.cell_gro.delivered;
+  }
+  return m_host.vxlan ? out.counters.Get(m_host.vxlan->name + ":rx_packets") : 0;
 }
 
 offlab::kernel::RxOutcome LinuxHost::Receive(std::vector<offlab::Bytes> frames) {
@@ -228,7 +245,7 @@ void LinuxHost::Account(const offlab::kernel::RxOutcome& out, uint64_t frames) {
   m_stats.polls++;
   m_stats.rxFrames += frames;
   m_stats.groMerged += out.nic_gro.merged + out.cell_gro.merged;
-  m_stats.skbsUp += out.nic_gro.delivered + out.cell_gro.delivered;
+  m_stats.skbsUp += out.nic_gro.delivered + InnerSkbs(out);
   // The skbs that reach the switch: the tunnel device's GRO output when it
   // ran, the NIC's otherwise.
   m_stats.skbsFinal += out.cell_gro_ran ? out.cell_gro.delivered : out.nic_gro.delivered;

@@ -106,6 +106,8 @@ class LinuxHost : public Object {
   void FromGuest(uint32_t index, offlab::Packet frame, offlab::RxMeta meta);
   void ToWire(std::vector<offlab::Bytes> frames);
   offlab::kernel::RxOutcome Receive(std::vector<offlab::Bytes> frames);
+  /** Decapsulated skbs that went up the stack again in this poll. */
+  uint64_t InnerSkbs(const offlab::kernel::RxOutcome& out) const;
   void Account(const offlab::kernel::RxOutcome& out, uint64_t frames);
   void Event(const std::string& e);
   Endpoint* FindByMac(const uint8_t* mac);

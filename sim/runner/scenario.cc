@@ -200,6 +200,7 @@ Scenario ParseScenario(const std::string& yaml, const std::string& where) {
   }
   Reader tester = r.Child("tester");
   t.testerEthtoolOff = tester.Get<std::vector<std::string>>("ethtool_off", {});
+  t.testerRxQueues = static_cast<uint32_t>(tester.Number("rx_queues", 4, 1, 64));
   tester.RejectUnknown();
   if (r.Has("generator")) {
     Reader g = r.Child("generator");
