@@ -72,7 +72,7 @@ def row(seed: str, scenario: str, r: dict[str, Any]) -> str:
     k = rx.get("kernel", {})
     if tx.get("kind") == "generator":
         g = tx["kernel"]
-        rate = f"{g['rx_pps'] / 1e6:.1f} of {g['tx_pps'] / 1e6:.1f} Mpps back"
+        rate = f"{g['rx_pps'] / 1e6:.1f} of {g['generator_pps_set'] / 1e6:.1f} Mpps back"
     else:
         rate = f"{r['goodput_gbps']:.2f} Gbit/s"
     mech = (
