@@ -4,7 +4,8 @@
    compared with what OVS puts on the wire;
 2. the verifier's proofs for every NIC profile, and one seeded historical bug
    caught with a counterexample trace;
-3. the simulator's default scenario;
+3. the simulator's default scenario, and a kernel host (seed 1: an 82599 under
+   RHEL 7 with and without the VXLAN outer checksum);
 4. a small sweep (the seed talk's three OVS steps on four NICs), plotted, with
    the talk's published ConnectX-6 Dx numbers beside the simulated ones.
 
@@ -22,6 +23,7 @@ from typing import Any
 
 from . import _core
 from ._core import OfflabError
+from .demo_kernel import kernel_seed
 from .recipes import Recipe, all_recipes, matches
 from .report import Figure, Report, Table, write
 
@@ -342,6 +344,7 @@ def main(args: argparse.Namespace | None = None) -> int:
     if have_sim is None:
         steps += [
             ("default scenario", lambda: _scenario(rep, out)),
+            ("kernel host", lambda: kernel_seed(rep, out)),
             ("sweep", lambda: _sweep(rep, out)),
         ]
     rows: list[list[str]] = []
