@@ -27,6 +27,7 @@ import re
 import shutil
 import signal
 import sys
+import time
 from pathlib import Path
 from types import FrameType
 
@@ -55,6 +56,9 @@ PRIORS = dict(
         strict=True)
 )  # fmt: skip
 RIDGE = 0.01
+# Others' load (CPUs of 2) above which a repeat is measured again; our own
+# endpoints' start-up and the counter reads make about 0.1.
+OTHERS_MAX = 0.3
 
 
 def per_send(rep: dict[str, float]) -> tuple[np.ndarray, float]:
@@ -146,15 +150,36 @@ def loadavg() -> list[float]:
     return [float(v) for v in Path("/proc/loadavg").read_text().split()[:3]]
 
 
-def run_all(exps: list[Exp], repeats: int, duration: float, log: bool) -> dict[str, object]:
+def quiet_rep(e: Exp, duration: float, bg: dict[str, float], tries_max: int) -> dict[str, object]:
+    """One repeat of `e`, measured again (after a pause, up to 3 times) while others
+    kept more than OTHERS_MAX CPUs busy: their cache pollution is not the kernel's
+    cost. The quietest attempt is kept, with how many were made."""
+    tries = []
+    for attempt in range(tries_max):
+        if attempt:
+            time.sleep(5)
+        rep = lab.measure(e, duration, bg)
+        tries.append((float(rep["others_busy_s"]) / float(rep["window_s"]), attempt, rep))
+        if tries[-1][0] <= OTHERS_MAX:
+            break
+    best = min(tries, key=lambda t: t[0])[2]
+    return {**best, "attempts": len(tries)}
+
+
+def run_all(
+    exps: list[Exp], repeats: int, duration: float, log: bool, tries_max: int = 4
+) -> dict[str, object]:
     info = machine()
     load_before = loadavg()
     bg = lab.background()
+    if bg["busy_s"] > 0.3:
+        print(f"kernel_lab_costs: others keep {bg['busy_s']:.1f} of the CPUs busy; the costs "
+              "will carry their cache pollution (rerun when quiet)", file=sys.stderr)  # fmt: skip
     results = []
     for e in exps:
         reps = []
         for i in range(repeats):
-            reps.append(lab.measure(e, duration, bg))
+            reps.append(quiet_rep(e, duration, bg, tries_max))
             if log:
                 print(f"  {e.name} #{i + 1}: {reps[-1]}", file=sys.stderr)
         results.append({"name": e.name, "what": e.what, "reps": reps})
@@ -169,12 +194,25 @@ def run_all(exps: list[Exp], repeats: int, duration: float, log: bool) -> dict[s
         "duration_s": duration,
         "priors": PRIORS,
         "ridge": RIDGE,
+        "others_max_cpus": OTHERS_MAX,
     }
     doc.update(fit(results, float(info["clock_hz_measured"])))  # type: ignore[arg-type]
     # What others ran meanwhile, in CPUs (of 2): the measurement's quiet.
     busy = [r["others_busy_s"] / r["window_s"] for e in results for r in e["reps"]]
     doc["others_busy_cpus_median"] = round(float(np.median(busy)), 3)
     doc["experiments"] = results
+    return doc
+
+
+def refit(path: Path) -> dict[str, object]:
+    """A stored run with its fit redone by this script's fit, priors and ridge."""
+    doc = yaml.safe_load(path.read_text())
+    exps = doc.pop("experiments")
+    doc |= {"priors": PRIORS, "ridge": RIDGE}
+    doc |= fit(exps, float(doc["clock_hz_measured"]), PRIORS, RIDGE)
+    busy = [r["others_busy_s"] / r["window_s"] for e in exps for r in e["reps"]]
+    doc["others_busy_cpus_median"] = round(float(np.median(busy)), 3)
+    doc["experiments"] = exps
     return doc
 
 
@@ -216,27 +254,37 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help=f"rewrite {OUT.name}")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     ap.add_argument("--repeats", type=int, default=5, help="runs of each experiment (median)")
+    ap.add_argument("--refit", type=Path, metavar="YAML", help="fit a stored run again")
     ap.add_argument("--out", type=Path, default=OUT, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.repeats < 1:
         print("kernel_lab_costs: --repeats must be at least 1", file=sys.stderr)
         return 2
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGHUP, _interrupt)
-    why = problem()
-    if why:
-        print(f"kernel_lab_costs: {why}", file=sys.stderr)
-        return 2
-    exps = [e for e in EXPERIMENTS if e.quick or not args.quick]
-    try:
-        reps = 1 if args.quick else args.repeats
-        doc = run_all(exps, reps, 0.8 if args.quick else 2.0, log=not args.json)
-    except rig.RigError as e:
-        print(f"kernel_lab_costs: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("kernel_lab_costs: interrupted; namespaces removed", file=sys.stderr)
-        return 130
+    if args.refit:
+        try:
+            doc = refit(args.refit)
+        except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError, ZeroDivisionError) as e:
+            why = f"missing {e}" if isinstance(e, KeyError) else " ".join(str(e).split())
+            print(f"kernel_lab_costs: {args.refit}: not a stored run ({why})", file=sys.stderr)
+            return 2
+    else:
+        signal.signal(signal.SIGTERM, _interrupt)
+        signal.signal(signal.SIGHUP, _interrupt)
+        why = problem()
+        if why:
+            print(f"kernel_lab_costs: {why}", file=sys.stderr)
+            return 2
+        exps = [e for e in EXPERIMENTS if e.quick or not args.quick]
+        try:
+            # --quick checks the plumbing: no waiting for a quiet machine.
+            quick = (1, 0.8, 1) if args.quick else (args.repeats, 2.0, 4)
+            doc = run_all(exps, quick[0], quick[1], not args.json, quick[2])
+        except rig.RigError as e:
+            print(f"kernel_lab_costs: {e}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print("kernel_lab_costs: interrupted; namespaces removed", file=sys.stderr)
+            return 130
     if args.write:
         write_yaml(doc, args.out)
     if args.json:

@@ -46,7 +46,8 @@ def synthetic(noise: float = 0.0, zero_col: int | None = None, seed: int = 7) ->
             c = base * sends
             cpu = float(c @ TRUE) / CLOCK * (1 + rng.uniform(-noise, noise))
             counts = {k: float(v) for k, v in zip(costs.COLS, c, strict=True)}
-            reps.append({**counts, "sends": sends, "cpu_s": cpu})
+            reps.append({**counts, "sends": sends, "cpu_s": cpu, "window_s": 2.0,
+                         "others_busy_s": 0.5})  # fmt: skip
         exps.append({"name": f"e{i}", "what": "synthetic", "reps": reps})
     return exps
 
@@ -161,6 +162,27 @@ def test_yaml_round_trip_keeps_the_costs_and_refits_to_them(tmp_path: Path) -> N
     assert back["source"] == "test"
     again = costs.fit(back["experiments"], CLOCK, ridge=1e-9, boot=5)
     np.testing.assert_allclose(fitted(again), TRUE, rtol=1e-3)
+
+
+def test_refit_of_a_stored_run_gives_back_the_costs_put_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    stored = {"source": "test", "clock_hz_measured": CLOCK, "experiments": synthetic()}
+    path = tmp_path / "stored.yaml"
+    costs.write_yaml(stored, path)
+    monkeypatch.setattr(costs, "RIDGE", 1e-9)
+    assert costs.main(["--refit", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    np.testing.assert_allclose(fitted(doc), TRUE, rtol=1e-3)
+    assert doc["others_busy_cpus_median"] == 0.25
+
+
+def test_refit_of_something_else_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "other.yaml"
+    path.write_text("costs: {}\n")
+    assert costs.main(["--refit", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"kernel_lab_costs: {path}: not a stored run (missing 'experiments')"]
 
 
 def test_not_root_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
