@@ -61,6 +61,63 @@ def run_plain(
     return float(m.group(1)), wall
 
 
+def run_derived(build: Path, base: str, changes: dict, seconds: float) -> tuple[dict, float]:
+    """A library scenario with some fields changed (None: removed), run once: results and
+    wall time."""
+    import yaml
+
+    doc = yaml.safe_load((REPO / "sim" / "scenarios" / f"{base}.yaml").read_text())
+    for key, value in changes.items():
+        node = doc
+        *path, last = key.split(".")
+        for part in path:
+            node = node.setdefault(part, {})
+        if value is None:
+            node.pop(last, None)
+        else:
+            node[last] = value
+    with tempfile.TemporaryDirectory(prefix="offlab-bench-") as out:
+        scenario = Path(out) / "scenario.yaml"
+        scenario.write_text(yaml.safe_dump(doc))
+        cmd = [str(build / "bin" / "offlab-sim"), str(scenario), "--duration", str(seconds)]
+        cmd += ["--cost", str(REPO / "sim" / "data" / "cost-model.yaml"), "--out", out]
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - t0
+        return json.loads((Path(out) / "results.json").read_text()), wall
+
+
+def wire_frames(r: dict) -> int:
+    return sum(h["nic"]["tx_frames"] for h in r["hosts"])
+
+
+def kernel_and_generator_rows(build: Path, seconds: float) -> None:
+    """The kernel host on the same traffic, and a generator's frames per wall second."""
+    ovs, ovs_wall = run_derived(build, "x710-vxlan-nocsum", {}, seconds)
+    kern, kern_wall = run_derived(
+        build,
+        "x710-vxlan-nocsum",
+        {"ovs": None, "host": {"kind": "kernel", "datapath": "ovs"}},
+        seconds,
+    )
+    print(f"\nthe same flow, {seconds:g} simulated s: wall time per wire frame")
+    print(f"{'host':40} {'goodput Gb/s':>12} {'wall s':>9} {'us/frame':>10}")
+    for label, r, wall in (("OVS-DPDK host", ovs, ovs_wall), ("kernel host", kern, kern_wall)):
+        us = wall / max(1, wire_frames(r)) * 1e6
+        print(f"{label:40} {r['goodput_gbps']:12.3f} {wall:9.1f} {us:10.2f}")
+    print("\na packet generator at line rate through a TC-flower DUT (100 Gbit/s, 10 ms)")
+    print(f"{'frames':40} {'Mpps back':>12} {'wall s':>9} {'frames/wall s':>14}")
+    for size in (64, 1500):
+        r, wall = run_derived(
+            build, "bluefield2-tc-flower-offload", {"generator.frame_size": size}, 0.01
+        )
+        frames = wire_frames(r)
+        print(
+            f"{f'{size} B':40} {r['hosts'][0]['kernel']['rx_pps'] / 1e6:12.2f} {wall:9.2f} "
+            f"{frames / wall:14.3g}"
+        )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=10.0, help="simulated seconds per run")
@@ -70,6 +127,9 @@ def main() -> int:
         help="also run plain ns-3 with the simulator's 16 MB buffers (slow)",
     )
     ap.add_argument("--build", type=Path, default=REPO / "build")
+    ap.add_argument(
+        "--no-kernel", action="store_true", help="skip the kernel-host and generator rows"
+    )
     args = ap.parse_args()
     if args.seconds <= WARMUP_S:
         print(f"sim_speed_bench: --seconds must exceed the {WARMUP_S} s warm-up", file=sys.stderr)
@@ -105,6 +165,8 @@ def main() -> int:
         f"per-frame run; {(sim_wall - floor) / sim_wall:.0%} of offlab-sim's time is above "
         "that floor"
     )
+    if not args.no_kernel:
+        kernel_and_generator_rows(args.build, min(args.seconds, 2.0))
     return 0
 
 
