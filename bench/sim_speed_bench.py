@@ -16,6 +16,11 @@ simulator whose guests run ns-3's TCP can be faster than that, so it bounds
 the ratio any such simulator can reach. Prints wall-time ratios and goodput
 differences; absolute times on a shared machine mean little.
 
+Then (unless --no-kernel) the same flow between two kernel hosts beside the
+OVS-DPDK hosts, as wall time per wire frame, and a packet generator at
+100 Gbit/s line rate through a TC-flower DUT at 64 and 1500-byte frames, as
+frames per wall second.
+
     python bench/sim_speed_bench.py [--seconds 10] [--same-buffers] [--build build]
 """
 
