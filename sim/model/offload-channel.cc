@@ -70,6 +70,7 @@ void OffloadChannel::Transmit(Ptr<OffloadNetDevice> from, Ptr<FrameTrain> train,
                                    &OffloadNetDevice::ReceiveTrain, to, train);
     return;
   }
+  const bool tails = !train->tails.empty();
   for (std::size_t i = 0; i < n; i += burst) {
     const std::size_t end = std::min(n, i + burst);
     Ptr<FrameTrain> part = Create<FrameTrain>();
@@ -77,6 +78,9 @@ void OffloadChannel::Transmit(Ptr<OffloadNetDevice> from, Ptr<FrameTrain> train,
     for (std::size_t j = i; j < end; j++) {
       part->frames.push_back(std::move(train->frames[j]));
       part->arrivals.push_back(train->arrivals[j]);
+      if (tails) {
+        part->tails.push_back(std::move(train->tails[j]));
+      }
     }
     Simulator::ScheduleWithContext(ctx, part->arrivals.back() - now,
                                    &OffloadNetDevice::ReceiveTrain, to, part);

@@ -20,6 +20,8 @@ namespace {
 // line besides the frame; frames shorter than 60 bytes are padded.
 constexpr std::size_t kWireOverhead = 24;
 constexpr std::size_t kMinFrame = 60;
+// Frames ahead whose headers a receive loop prefetches.
+constexpr std::size_t kPrefetch = 4;
 }  // namespace
 
 TypeId OffloadNetDevice::GetTypeId() {
@@ -154,6 +156,14 @@ void OffloadNetDevice::StartTransmit() {
   }
 
   Ptr<FrameTrain> train = Create<FrameTrain>();
+  std::size_t count = 0;
+  for (const Queued& g : groups) {
+    count += g.frames.size();
+  }
+  train->frames.reserve(count);
+  train->arrivals.reserve(count);
+  train->tails.reserve(count);
+  bool shared = false;
   Time t = Simulator::Now();
   const Time delay = m_channel ? m_channel->GetDelay() : Time(0);
   for (Queued& g : groups) {
@@ -168,13 +178,22 @@ void OffloadNetDevice::StartTransmit() {
     }
     for (offlab::Sent& s : g.frames) {
       if (record) {
-        m_pcap->Write(t.GetNanoSeconds(), s.frame,
-                      WireComment(s, g.tx ? g.tx->index : -1, m_profileName));
+        // The pcap gets the frame's real bytes; the train keeps its payload shared.
+        offlab::Sent whole = s;
+        whole.frame = s.Joined();
+        whole.tail.Clear();
+        m_pcap->Write(t.GetNanoSeconds(), whole.frame,
+                      WireComment(whole, g.tx ? g.tx->index : -1, m_profileName));
       }
-      t += FrameTime(s.frame.size());
+      t += FrameTime(s.size());
       train->arrivals.push_back(t + delay);
       train->frames.push_back(std::move(s.frame));
+      shared |= !s.tail.empty();
+      train->tails.push_back(std::move(s.tail));
     }
+  }
+  if (!shared) {
+    train->tails.clear();
   }
   m_txFrames += train->frames.size();
   m_trains++;
@@ -189,6 +208,8 @@ void OffloadNetDevice::TransmitComplete() { StartTransmit(); }
 
 void OffloadNetDevice::ReceiveTrain(Ptr<FrameTrain> train) {
   if (m_trainHandler) {
+    // Its host reads the frames' bytes directly.
+    train->Join();
     m_rxFrames += train->frames.size();
     m_trainHandler(train);
     return;
@@ -197,8 +218,19 @@ void OffloadNetDevice::ReceiveTrain(Ptr<FrameTrain> train) {
   frames.reserve(train->frames.size());
   {
     offlab::HardwareScope hw;
-    // The train is this device's now: its frames become the received packets.
-    for (offlab::Bytes& f : train->frames) {
+    // The train is this device's now: its frames become the received packets,
+    // a shared payload staying shared.
+    for (std::size_t i = 0; i < train->frames.size(); i++) {
+      // Frames were written when their train was queued, often thousands of
+      // frames ago: fetch the headers of the ones after this one meanwhile.
+      if (i + kPrefetch < train->frames.size()) {
+        __builtin_prefetch(train->frames[i + kPrefetch].data());
+        __builtin_prefetch(train->frames[i + kPrefetch].data() + 64);
+      }
+      offlab::Packet f = offlab::Packet::Adopt(std::move(train->frames[i]));
+      if (i < train->tails.size()) {
+        f.AppendTail(train->tails[i]);
+      }
       offlab::RxStatus st;
       offlab::Packet p = offlab::NicReceive(std::move(f), m_profile, &st);
       frames.emplace_back(std::move(p), st);

@@ -67,16 +67,21 @@ class OvsSwitch : public Object {
   void Emit(std::vector<offlab::Sent> sent, TxRecords txs);
   void TapTx(const std::string& port, const offlab::Packet& p, uint32_t tx);
   bool Offloaded(const std::string& port, const std::vector<offlab::Sent>& sent);
+  /** The binding of a port by name (null if none); remembers the last one. */
+  const PortBinding* Binding(const std::string& name);
 
   bool m_userspaceTso;
   bool m_udpTunnelCsum;
   bool m_partialGso;
   bool m_hwOffload;
+  bool m_sharedPayloads;
   // Datapath flows (in_port and output ports) already offloaded to the NIC.
   std::set<std::string> m_offloadedFlows;
   std::unique_ptr<offlab::Pipeline> m_datapath;
   std::vector<Ptr<CpuModel>> m_pmds;
   std::map<std::string, PortBinding> m_ports;
+  std::string m_lastName;
+  const PortBinding* m_lastBinding = nullptr;
   uint64_t m_pmdDrops = 0;
   std::vector<std::string> m_events;
   // Filled by TapTx during one ReceivePacket: the netdev_send calls made and

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace-comment.h"
 
+#include <algorithm>
+
 #include "offlab/net/dissect.h"
 #include "offlab/net/headers.h"
 #include "offlab/ovs/offloads.h"
@@ -20,7 +22,8 @@ uint32_t L4HeaderLen(const offlab::Packet& p, uint16_t l3, uint16_t l4) {
   if (l3 == kUnset || l4 == kUnset || l4 >= p.size()) {
     return 0;
   }
-  const uint8_t* d = p.data();
+  // Headers only (up to the TCP data offset): a shared payload stays shared.
+  const uint8_t* d = p.Linear(std::max<std::size_t>(l4 + 13u, l3 + 40u));
   uint8_t proto;
   if ((d[l3] >> 4) == 4) {
     proto = d[l3 + 9];

@@ -2,7 +2,6 @@
 #include "virtio-net-device.h"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <ostream>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "offlab/net/bytes.h"
 #include "offlab/net/checksum.h"
 #include "offlab/net/headers.h"
+#include "offlab/net/payload.h"
 #include "offlab/ovs/parse.h"
 
 namespace ns3 {
@@ -28,8 +28,15 @@ NS_OBJECT_ENSURE_REGISTERED(VirtioNetDevice);
 namespace {
 constexpr uint16_t kEthHdr = 14;
 
-bool AllZero(const uint8_t* p, std::size_t n) {
-  return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0);
+// Whether bytes [from, from + n) of `p` are zero, reading a shared tail's
+// buffers only when they are not known to be all zero.
+bool PayloadZero(const offlab::Packet& p, std::size_t from, std::size_t n) {
+  const std::size_t head = p.head_size();
+  const std::size_t inHead = from < head ? std::min(n, head - from) : 0;
+  if (inHead && !offlab::AllZeroBytes(p.head() + from, inHead)) {
+    return false;
+  }
+  return n == inHead || p.tail().AllZero(from + inHead - head, n - inHead);
 }
 
 // Header bytes already on the wire, put in front of an ns-3 packet as they
@@ -61,22 +68,37 @@ class WireHeaders : public Header {
   std::vector<uint8_t> m_bytes;
 };
 
+// The IPv4 header of a parsed TCP/IPv4 packet, with the TCP header after it
+// made contiguous (read in place: a shared payload is not copied); null for
+// anything else.
+const uint8_t* Tcp4Headers(const offlab::Packet& p) {
+  if (p.l3_ofs == offlab::kNoOffset || p.l4_ofs == offlab::kNoOffset || p.l4_ofs < p.l3_ofs + 20u ||
+      p.SizeFrom(p.l4_ofs) < offlab::hdr::kTcpMinLen) {
+    return nullptr;
+  }
+  const uint8_t* ip = p.Linear(p.l4_ofs + offlab::hdr::kTcpMinLen) + p.l3_ofs;
+  if ((ip[0] >> 4) != 4 || ip[9] != offlab::hdr::kProtoTcp) {
+    return nullptr;
+  }
+  return ip;
+}
+
 // The ns-3 packet the guest stack receives. A TCP payload of zeros (what
 // ns-3 applications send) becomes a zero-filled area rather than real bytes:
 // the same data to the stack, but ns-3's receive buffer then concatenates
 // segments without copying them, which is most of a run's time otherwise.
 Ptr<Packet> ToGuestPacket(const offlab::Packet& p) {
-  const uint8_t* ip = p.l3();
-  const uint8_t* tcp = p.l4();
-  if (ip && tcp && (ip[0] >> 4) == 4 && ip[9] == offlab::hdr::kProtoTcp) {
+  const uint8_t* ip = Tcp4Headers(p);
+  if (ip) {
+    const uint8_t* tcp = ip + (p.l4_ofs - p.l3_ofs);
     const std::size_t ihl = (ip[0] & 0x0f) * 4u;
     const std::size_t thl = (tcp[12] >> 4) * 4u;
     const std::size_t total = offlab::GetBe16(ip + 2);
     const std::size_t hdrs = ihl + thl;
     if (p.l3_ofs == kEthHdr && total >= hdrs && p.SizeFrom(p.l3_ofs) >= total &&
-        AllZero(tcp + thl, total - hdrs)) {
+        PayloadZero(p, p.l4_ofs + thl, total - hdrs)) {
       Ptr<Packet> out = Create<Packet>(static_cast<uint32_t>(total - hdrs));
-      out->AddHeader(WireHeaders(ip, hdrs));
+      out->AddHeader(WireHeaders(p.Linear(p.l4_ofs + thl) + p.l3_ofs, hdrs));
       return out;
     }
   }
@@ -84,6 +106,21 @@ Ptr<Packet> ToGuestPacket(const offlab::Packet& p) {
     return Create<Packet>();
   }
   return Create<Packet>(p.data() + kEthHdr, static_cast<uint32_t>(p.size() - kEthHdr));
+}
+
+// Where the payload of a TCP/IPv4 frame starts (after its TCP header), or 0.
+std::size_t TcpPayloadOffset(const uint8_t* f, std::size_t size, uint16_t proto) {
+  if (proto != 0x0800 || size < kEthHdr + 20u) {
+    return 0;
+  }
+  const uint8_t* ip = f + kEthHdr;
+  const std::size_t ihl = (ip[0] & 0x0f) * 4u;
+  if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != offlab::hdr::kProtoTcp ||
+      size < kEthHdr + ihl + 20u) {
+    return 0;
+  }
+  const std::size_t thl = (ip[ihl + 12] >> 4) * 4u;
+  return thl >= 20 && size >= kEthHdr + ihl + thl ? kEthHdr + ihl + thl : 0;
 }
 
 // The largest frame a TSO-capable virtio-net guest hands over (GSO_MAX_SIZE).
@@ -124,34 +161,71 @@ uint16_t VirtioNetDevice::GetMss() const {
   return m_guestMtu - 20 - 32;
 }
 
+void VirtioNetDevice::SetSharedPayload(bool shared) { m_sharedPayload = shared; }
+
 uint16_t VirtioNetDevice::GetMtu() const { return m_tso ? kTsoMtu : m_guestMtu; }
 
-bool VirtioNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) {
-  // Shared: the frame waits for the vCPU in an event, and events are copied.
-  auto shared = std::make_shared<offlab::Packet>(nullptr, kEthHdr + packet->GetSize());
-  offlab::Packet& p = *shared;
-  uint8_t* frame = p.data();
+offlab::Packet VirtioNetDevice::Frame(Ptr<Packet> packet, uint16_t protocolNumber) {
+  const uint32_t n = packet->GetSize();
   // The overlay joins each VM to its one peer; ns-3 hands a device without
   // ARP the broadcast address, so the peer's MAC is the destination.
-  (void)dest;
-  m_peer.CopyTo(frame);
-  m_address.CopyTo(frame + 6);
-  offlab::PutBe16(frame + 12, protocolNumber);
-  packet->CopyData(frame + kEthHdr, packet->GetSize());
+  auto ethernet = [&](uint8_t* frame) {
+    m_peer.CopyTo(frame);
+    m_address.CopyTo(frame + 6);
+    offlab::PutBe16(frame + 12, protocolNumber);
+  };
+  if (!m_sharedPayload) {
+    offlab::Packet p(nullptr, kEthHdr + n);
+    ethernet(p.data());
+    packet->CopyData(p.data() + kEthHdr, n);
+    return p;
+  }
+  m_scratch.resize(kEthHdr + n);
+  uint8_t* frame = m_scratch.data();
+  ethernet(frame);
+  packet->CopyData(frame + kEthHdr, n);
+  const std::size_t hdrs = TcpPayloadOffset(frame, kEthHdr + n, protocolNumber);
+  if (hdrs == 0 || hdrs >= kEthHdr + n) {
+    return offlab::Packet(frame, kEthHdr + n);
+  }
+  // The headers in the packet, the payload shared: the zeros ns-3
+  // applications send refer to one zero buffer, anything else to a copy
+  // that the frames cut from this packet will share.
+  offlab::Packet p(frame, hdrs);
+  const std::size_t len = kEthHdr + n - hdrs;
+  offlab::Rope tail;
+  tail.Append(offlab::Slice{offlab::AllZeroBytes(frame + hdrs, len)
+                                ? offlab::PayloadBuf::Zeros(len)
+                                : offlab::PayloadBuf::Copy(frame + hdrs, len),
+                            0, len});
+  p.AppendTail(tail);
+  return p;
+}
+
+bool VirtioNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) {
+  (void)dest;  // the peer's MAC (Frame)
+  // Shared: the frame waits for the vCPU in an event, and events are copied.
+  auto shared = std::make_shared<offlab::Packet>(Frame(packet, protocolNumber));
+  offlab::Packet& p = *shared;
 
   offlab::RxMeta meta;
   CpuWork w;
   w.packets = 1;
   w.txFrames = 1;
   offlab::Parse(p);
-  uint8_t* ip = p.l3();
-  if (ip && protocolNumber == 0x0800) {
+  if (p.l3_ofs != offlab::kNoOffset && protocolNumber == 0x0800) {
+    // Headers are written in place (a shared payload is not copied in): the
+    // IPv4 header, and the TCP header when there is one.
+    const std::size_t ihl = (p.Linear(p.l3_ofs + 1u)[p.l3_ofs] & 0x0f) * 4u;
+    const bool l4 = p.l4_ofs != offlab::kNoOffset;
+    uint8_t* d = p.Linear(
+        std::max<std::size_t>(p.l3_ofs + ihl, l4 ? p.l4_ofs + offlab::hdr::kTcpMinLen : 0));
+    uint8_t* ip = d + p.l3_ofs;
     // The guest always writes its IPv4 header checksum (ns-3 leaves 0).
-    const std::size_t ihl = (ip[0] & 0x0f) * 4u;
     offlab::PutBe16(ip + offlab::hdr::kIpv4CsumOfs, 0);
     offlab::PutBe16(ip + offlab::hdr::kIpv4CsumOfs, offlab::csum::Compute(ip, ihl));
     w.csumBytes += ihl;
-    uint8_t* tcp = p.l4();
+    uint8_t* tcp = l4 ? d + p.l4_ofs : nullptr;
     if (tcp && ip[9] == offlab::hdr::kProtoTcp) {
       const uint16_t l4len = offlab::GetBe16(ip + 2) - static_cast<uint16_t>(ihl);
       const uint16_t payload = l4len - static_cast<uint16_t>((tcp[12] >> 4) * 4u);
@@ -164,7 +238,7 @@ bool VirtioNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t pro
         meta.l4 = offlab::CsumStatus::kPartial;
       } else {
         offlab::PutBe16(tcp + offlab::hdr::kTcpCsumOfs,
-                        offlab::csum::Finish(offlab::csum::Partial(tcp, l4len, pseudo)));
+                        offlab::csum::Finish(offlab::PartialSum(p, p.l4_ofs, l4len, pseudo)));
         w.csumBytes += l4len;
       }
       if (m_tso && payload > GetMss()) {
@@ -191,6 +265,7 @@ bool VirtioNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t pro
 
 void VirtioNetDevice::DeliverFromHost(offlab::Sent&& packet) {
   offlab::Packet p = offlab::Packet::Adopt(std::move(packet.frame));
+  p.AppendTail(packet.tail);
   offlab::Parse(p);
   p.offloads = packet.offloads;
   p.tso_segsz = packet.tso_segsz;
@@ -201,16 +276,15 @@ void VirtioNetDevice::DeliverFromHost(offlab::Sent&& packet) {
   const offlab::CsumStatus l4 = packet.offloads.l4();
   st.l4 = l4 == offlab::CsumStatus::kPartial ? offlab::CsumStatus::kGood : l4;
   st.ip = offlab::CsumStatus::kGood;
-  uint8_t* ip = p.l3();
-  uint8_t* tcp = p.l4();
-  if (st.l4 != offlab::CsumStatus::kGood && ip && tcp && (ip[0] >> 4) == 4 &&
-      ip[9] == offlab::hdr::kProtoTcp) {
+  const uint8_t* ip = st.l4 != offlab::CsumStatus::kGood ? Tcp4Headers(p) : nullptr;
+  if (ip) {
     const std::size_t ihl = (ip[0] & 0x0f) * 4u;
     const std::size_t l4len = offlab::GetBe16(ip + 2) - ihl;
     if (l4len <= p.SizeFrom(p.l4_ofs)) {
       const uint64_t pseudo = offlab::csum::PseudoIpv4(ip + 12, ip + 16, offlab::hdr::kProtoTcp,
                                                        static_cast<uint16_t>(l4len));
-      const bool ok = offlab::csum::Verify(tcp, l4len, pseudo);
+      // Over a shared payload, its slices' sums (the sending NIC's) are reused.
+      const bool ok = offlab::csum::Fold(offlab::PartialSum(p, p.l4_ofs, l4len, pseudo)) == 0xffff;
       st.l4 = ok ? offlab::CsumStatus::kGood : offlab::CsumStatus::kBad;
       p.offloads.set_l4(st.l4);
       m_groCsumBytes += static_cast<double>(l4len);
@@ -248,8 +322,13 @@ void VirtioNetDevice::Receive(offlab::Packet p, uint32_t frames, double verified
   CpuWork w;
   w.packets = 1;
   w.rxFrames = frames;
-  const uint8_t* ip = p.l3();
-  const uint8_t* tcp = p.l4();
+  const bool l3l4 = p.l3_ofs != offlab::kNoOffset && p.l4_ofs != offlab::kNoOffset &&
+                    p.l3_ofs <= p.size() && p.l4_ofs <= p.size();
+  // Headers only: the TCP header ends within 20 bytes of l4 when it is one.
+  const uint8_t* d =
+      l3l4 ? p.Linear(std::max<std::size_t>(p.l3_ofs + 20u, p.l4_ofs + 20u)) : nullptr;
+  const uint8_t* ip = d ? d + p.l3_ofs : nullptr;
+  const uint8_t* tcp = d ? d + p.l4_ofs : nullptr;
   if (ip && tcp && ip[9] == offlab::hdr::kProtoTcp) {
     const std::size_t ihl = (ip[0] & 0x0f) * 4u;
     const std::size_t l4len = offlab::GetBe16(ip + 2) - ihl;
@@ -262,7 +341,7 @@ void VirtioNetDevice::Receive(offlab::Packet p, uint32_t frames, double verified
     return;
   }
   m_rxPackets++;
-  const uint16_t proto = offlab::GetBe16(p.data() + 12);
+  const uint16_t proto = offlab::GetBe16(p.Linear(kEthHdr) + 12);
   Simulator::Schedule(m_cpu ? done - Simulator::Now() : Time(0), &VirtioNetDevice::HandUp, this,
                       ToGuestPacket(p), proto);
 }

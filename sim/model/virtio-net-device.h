@@ -36,6 +36,12 @@ class VirtioNetDevice : public OffloadDeviceBase {
   void SetPeerAddress(Mac48Address peer);
   /** TCP payload bytes per segment the guest's TSO asks for. */
   uint16_t GetMss() const;
+  /**
+   * Whether the frames handed to the host carry their TCP payload as a shared
+   * tail (offlab/net/payload.h) rather than a copy; for hosts that keep it
+   * shared (OvsSwitch), off otherwise.
+   */
+  void SetSharedPayload(bool shared);
 
   /**
    * The host delivers one packet (a GRO'd one, a TSO packet whole, or a
@@ -57,6 +63,7 @@ class VirtioNetDevice : public OffloadDeviceBase {
   void DoDispose() override;
 
  private:
+  offlab::Packet Frame(Ptr<Packet> packet, uint16_t protocolNumber);
   void HandUp(Ptr<Packet> packet, uint16_t proto);
   void FlushGro();
   void Receive(offlab::Packet p, uint32_t frames, double verifiedBytes);
@@ -71,6 +78,8 @@ class VirtioNetDevice : public OffloadDeviceBase {
   std::vector<std::pair<offlab::Packet, offlab::RxStatus>> m_gro;
   EventId m_groFlush;
   double m_groCsumBytes = 0;
+  bool m_sharedPayload = false;
+  offlab::Bytes m_scratch;  // a sent packet's bytes, before its payload is shared
 };
 
 }  // namespace ns3

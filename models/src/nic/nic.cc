@@ -33,7 +33,7 @@ uint32_t TnlTsoCap(TunnelType t) {
 }
 
 bool IsIpv4At(const Packet& p, uint16_t l3) {
-  return l3 != kNoOffset && p.SizeFrom(l3) >= 1 && (p.data()[l3] >> 4) == 4;
+  return l3 != kNoOffset && p.SizeFrom(l3) >= 1 && (p.Linear(l3 + 1u)[l3] >> 4) == 4;
 }
 
 // Intel-style outer UDP (DPDK Bugzilla 1406): the hardware adds the UDP
@@ -46,14 +46,14 @@ bool IsIpv4At(const Packet& p, uint16_t l3) {
 // intel-outer-udp-unseeded fault (DPDK before that commit) the field keeps
 // what the datapath left there, e.g. OVS's 0xffff placeholder.
 void SeededOuterUdp(Packet& f) {
-  uint8_t* udp = f.data() + f.l4_ofs;
   size_t len = L4Length(f, f.l3_ofs, f.l4_ofs);
   if (len < hdr::kUdpLen) return;
+  const uint64_t pseudo = PseudoHeaderSum(f, f.l3_ofs, hdr::kProtoUdp, static_cast<uint32_t>(len));
+  uint8_t* udp = f.Linear(f.l4_ofs + hdr::kUdpLen) + f.l4_ofs;
   if (!Faults::On(Fault::kIntelOuterUdpUnseeded)) {
-    uint64_t pseudo = PseudoHeaderSum(f, f.l3_ofs, hdr::kProtoUdp, static_cast<uint32_t>(len));
     PutBe16(udp + hdr::kUdpCsumOfs, csum::Fold(pseudo));
   }
-  uint16_t c = csum::Finish(csum::Partial(udp, len));
+  uint16_t c = csum::Finish(PartialSum(f, f.l4_ofs, len));
   PutBe16(udp + hdr::kUdpCsumOfs, c ? c : 0xffff);
 }
 
@@ -67,7 +67,10 @@ NicTx NicTx::FromProfile(const NicProfile& p) {
   return n;
 }
 
-PacketBatch NicTransmit(Packet in, const NicTx& nic, std::vector<std::string>* violations) {
+namespace {
+
+// The hardware's checksum work on one frame on its way out.
+void CompleteFrame(Packet& f, const NicTx& nic, bool hw_tso, std::vector<std::string>* violations) {
   auto violation = [&](const std::string& what) {
     if (violations) violations->push_back(what);
   };
@@ -79,13 +82,59 @@ PacketBatch NicTransmit(Packet in, const NicTx& nic, std::vector<std::string>* v
     }
     return !(nic.disabled & c);
   };
+  Offloads& o = f.offloads;
+  if (!o.tunnelled()) {
+    if (o.ip() == CsumStatus::kPartial && IsIpv4At(f, f.l3_ofs) &&
+        (hw_tso || performs(cap::kIpv4Cksum, "ipv4_cksum"))) {
+      CompleteIpCsum(f, Level::kOuter);
+    }
+    if (o.l4() == CsumStatus::kPartial && o.l4_proto() != L4Proto::kNone &&
+        (hw_tso || performs(CapForProto(o.l4_proto()), ToString(o.l4_proto())))) {
+      CompleteL4Csum(f, Level::kOuter, o.l4_proto());
+    }
+    return;
+  }
+  if (o.ip(Level::kInner) == CsumStatus::kPartial && IsIpv4At(f, f.inner_l3_ofs) &&
+      (hw_tso || performs(cap::kIpv4Cksum, "ipv4_cksum (inner)"))) {
+    CompleteIpCsum(f, Level::kInner);
+  }
+  const L4Proto ip4 = o.l4_proto(Level::kInner);
+  if (o.l4(Level::kInner) == CsumStatus::kPartial && ip4 != L4Proto::kNone &&
+      (hw_tso || performs(CapForProto(ip4), "inner L4 checksum"))) {
+    CompleteL4Csum(f, Level::kInner, ip4);
+  }
+  if (o.ip() == CsumStatus::kPartial && IsIpv4At(f, f.l3_ofs) &&
+      (hw_tso || performs(cap::kOuterIpCksum, "outer_ip_cksum"))) {
+    CompleteIpCsum(f, Level::kOuter);
+  }
+  if (o.l4() == CsumStatus::kPartial && o.tunnel() != TunnelType::kGre &&
+      performs(cap::kOuterUdpCksum, "outer_udp_cksum") && !nic.outer_udp_left_as_is) {
+    if (nic.outer_udp_needs_pseudo_seed) {
+      SeededOuterUdp(f);
+      o.set_l4(CsumStatus::kGood);
+    } else {
+      CompleteL4Csum(f, Level::kOuter, L4Proto::kUdp);
+    }
+  }
+}
 
+}  // namespace
+
+bool NicSendsWhole(const Packet& p, const NicTx& nic) { return !(p.tso_segsz && nic.segments_tso); }
+
+void NicTransmitWhole(Packet& p, const NicTx& nic, std::vector<std::string>* violations) {
+  CompleteFrame(p, nic, false, violations);
+}
+
+PacketBatch NicTransmit(Packet in, const NicTx& nic, std::vector<std::string>* violations) {
   PacketBatch frames;
   bool hw_tso = false;
   if (in.tso_segsz && nic.segments_tso) {
     uint32_t need = cap::kTcpTso | TnlTsoCap(in.offloads.tunnel());
     if ((nic.caps & need) != need) {
-      violation("requested TSO (" + CapsToString(need) + ") without the capability");
+      if (violations) {
+        violations->push_back("requested TSO (" + CapsToString(need) + ") without the capability");
+      }
       frames.push_back(std::move(in));
     } else {
       frames = Gso(in);
@@ -94,48 +143,15 @@ PacketBatch NicTransmit(Packet in, const NicTx& nic, std::vector<std::string>* v
   } else {
     frames.push_back(std::move(in));
   }
-
-  for (Packet& f : frames) {
-    Offloads& o = f.offloads;
-    if (!o.tunnelled()) {
-      if (o.ip() == CsumStatus::kPartial && IsIpv4At(f, f.l3_ofs) &&
-          (hw_tso || performs(cap::kIpv4Cksum, "ipv4_cksum"))) {
-        CompleteIpCsum(f, Level::kOuter);
-      }
-      if (o.l4() == CsumStatus::kPartial && o.l4_proto() != L4Proto::kNone &&
-          (hw_tso || performs(CapForProto(o.l4_proto()), ToString(o.l4_proto())))) {
-        CompleteL4Csum(f, Level::kOuter, o.l4_proto());
-      }
-      continue;
-    }
-    if (o.ip(Level::kInner) == CsumStatus::kPartial && IsIpv4At(f, f.inner_l3_ofs) &&
-        (hw_tso || performs(cap::kIpv4Cksum, "ipv4_cksum (inner)"))) {
-      CompleteIpCsum(f, Level::kInner);
-    }
-    const L4Proto ip4 = o.l4_proto(Level::kInner);
-    if (o.l4(Level::kInner) == CsumStatus::kPartial && ip4 != L4Proto::kNone &&
-        (hw_tso || performs(CapForProto(ip4), "inner L4 checksum"))) {
-      CompleteL4Csum(f, Level::kInner, ip4);
-    }
-    if (o.ip() == CsumStatus::kPartial && IsIpv4At(f, f.l3_ofs) &&
-        (hw_tso || performs(cap::kOuterIpCksum, "outer_ip_cksum"))) {
-      CompleteIpCsum(f, Level::kOuter);
-    }
-    if (o.l4() == CsumStatus::kPartial && o.tunnel() != TunnelType::kGre &&
-        performs(cap::kOuterUdpCksum, "outer_udp_cksum") && !nic.outer_udp_left_as_is) {
-      if (nic.outer_udp_needs_pseudo_seed) {
-        SeededOuterUdp(f);
-        o.set_l4(CsumStatus::kGood);
-      } else {
-        CompleteL4Csum(f, Level::kOuter, L4Proto::kUdp);
-      }
-    }
-  }
+  for (Packet& f : frames) CompleteFrame(f, nic, hw_tso, violations);
   return frames;
 }
 
 Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status) {
-  Packet p = Packet::Adopt(std::move(frame));
+  return NicReceive(Packet::Adopt(std::move(frame)), profile, status);
+}
+
+Packet NicReceive(Packet p, const NicProfile& profile, RxStatus* status) {
   Parse(p);
   RxStatus st;
   st.tunnel = DetectTunnel(p);
@@ -143,25 +159,28 @@ Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status) {
 
   auto ip_status = [&](uint16_t l3) {
     if (!IsIpv4At(p, l3)) return CsumStatus::kUnknown;
-    const uint8_t* ip = p.data() + l3;
-    size_t ihl = (ip[0] & 0x0f) * 4u;
+    size_t ihl = (p.head()[l3] & 0x0f) * 4u;
+    const uint8_t* ip = p.Linear(l3 + ihl) + l3;
     return csum::Compute(ip, ihl) == 0 ? CsumStatus::kGood : CsumStatus::kBad;
   };
   auto l4_status = [&](uint16_t l3, uint16_t l4) {
     int proto = UpperProtocol(p, l3, l4);
     size_t len = L4Length(p, l3, l4);
-    const uint8_t* t = p.data() + l4;
     if (proto == hdr::kProtoTcp || proto == hdr::kProtoUdp) {
-      if (proto == hdr::kProtoUdp && len >= hdr::kUdpLen && GetBe16(t + hdr::kUdpCsumOfs) == 0) {
+      if (proto == hdr::kProtoUdp && len >= hdr::kUdpLen &&
+          GetBe16(p.Linear(l4 + hdr::kUdpLen) + l4 + hdr::kUdpCsumOfs) == 0) {
         return CsumStatus::kGood;  // "no checksum" is not an error
       }
       if (len < (proto == hdr::kProtoTcp ? hdr::kTcpMinLen : hdr::kUdpLen)) {
         return CsumStatus::kUnknown;
       }
       uint64_t ps = PseudoHeaderSum(p, l3, static_cast<uint8_t>(proto), static_cast<uint32_t>(len));
-      return csum::Verify(t, len, ps) ? CsumStatus::kGood : CsumStatus::kBad;
+      // A shared payload is summed where it lies (its slices' sums reused).
+      return csum::Fold(PartialSum(p, l4, len, ps)) == 0xffff ? CsumStatus::kGood
+                                                              : CsumStatus::kBad;
     }
     if (proto == hdr::kProtoSctp && len >= hdr::kSctpLen) {
+      const uint8_t* t = p.data() + l4;
       Bytes copy(t, t + len);
       uint32_t field = GetBe32(copy.data() + hdr::kSctpCsumOfs);
       PutBe32(copy.data() + hdr::kSctpCsumOfs, 0);
@@ -174,7 +193,7 @@ Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status) {
   if (rx.outer_ip) st.ip = ip_status(p.l3_ofs);
   if (rx.outer_l4 && p.l4_ofs != kNoOffset) st.l4 = l4_status(p.l3_ofs, p.l4_ofs);
   if (st.tunnel != TunnelType::kNone) {
-    uint16_t inner = TunnelInnerOffset(p);
+    uint16_t inner = TunnelInnerOffset(p, st.tunnel);  // p is as DetectTunnel saw it
     if (inner != kNoOffset && ParseInner(p, inner)) {
       if (rx.inner_ip) st.inner_ip = ip_status(p.inner_l3_ofs);
       if (rx.inner_l4 && p.inner_l4_ofs != kNoOffset) {
@@ -231,10 +250,12 @@ TcpView View(Packet& p, TunnelType tunnel) {
   }
   if (UpperProtocol(p, l3, l4) != hdr::kProtoTcp) return v;
   size_t len = L4Length(p, l3, l4);
-  const uint8_t* t = p.data() + l4;
   if (len < hdr::kTcpMinLen) return v;
-  size_t thl = (t[hdr::kTcpOffFlagsOfs] >> 4) * 4u;
+  size_t thl = (p.Linear(l4 + hdr::kTcpMinLen)[l4 + hdr::kTcpOffFlagsOfs] >> 4) * 4u;
   if (thl < hdr::kTcpMinLen || thl > len) return v;
+  // Everything read below lies before the end of the TCP header.
+  const uint8_t* d = p.Linear(l4 + thl);
+  const uint8_t* t = d + l4;
   v.ok = true;
   v.tcp = l4;
   v.hdr_len = l4 + thl;
@@ -242,7 +263,6 @@ TcpView View(Packet& p, TunnelType tunnel) {
   v.seq = GetBe32(t + hdr::kTcpSeqOfs);
   v.ack = GetBe32(t + hdr::kTcpAckOfs);
   v.flags = GetBe16(t + hdr::kTcpOffFlagsOfs) & 0x0fff;
-  const uint8_t* d = p.data();
   auto add_ip = [&](uint16_t ip) {
     if ((d[ip] >> 4) == 4)
       v.key.Add(d + ip + hdr::kIpv4SrcOfs, 8);
@@ -263,7 +283,7 @@ TcpView View(Packet& p, TunnelType tunnel) {
 
 void SetLengths(Packet& m, uint16_t l3, Level level) {
   if (l3 == kNoOffset) return;
-  uint8_t* ip = m.data() + l3;
+  uint8_t* ip = m.Linear(l3 + hdr::kIpv6PlenOfs + 2u) + l3;
   if ((ip[0] >> 4) == 4) {
     PutBe16(ip + hdr::kIpv4TotLenOfs, static_cast<uint16_t>(m.size() - l3));
     m.offloads.set_ip(CsumStatus::kPartial, level);
@@ -300,9 +320,10 @@ Packet Finish(Aggregate& a) {
     o.set_l4(CsumStatus::kPartial, Level::kInner);
     if (a.tunnel != TunnelType::kGre) {
       o.set_l4_proto(L4Proto::kUdp);
-      uint16_t c = GetBe16(m.data() + m.l4_ofs + hdr::kUdpCsumOfs);
+      uint8_t* udp = m.Linear(m.l4_ofs + hdr::kUdpLen) + m.l4_ofs;
+      uint16_t c = GetBe16(udp + hdr::kUdpCsumOfs);
       o.set_l4(c ? CsumStatus::kPartial : CsumStatus::kGood);
-      PutBe16(m.data() + m.l4_ofs + hdr::kUdpLenOfs, static_cast<uint16_t>(m.size() - m.l4_ofs));
+      PutBe16(udp + hdr::kUdpLenOfs, static_cast<uint16_t>(m.size() - m.l4_ofs));
     }
   } else {
     o.set_l4_proto(L4Proto::kTcp);
@@ -336,11 +357,12 @@ PacketBatch Coalesce(std::vector<std::pair<Packet, RxStatus>> frames, size_t max
   for (auto& [p, st] : frames) {
     s.frames_in++;
     TcpView v = View(p, st.tunnel);
-    bool validated = st.tunnel == TunnelType::kNone
-                         ? st.l4 == CsumStatus::kGood
-                         : st.inner_l4 == CsumStatus::kGood ||
-                               (st.tunnel != TunnelType::kGre && st.l4 == CsumStatus::kGood &&
-                                GetBe16(p.data() + p.l4_ofs + hdr::kUdpCsumOfs) != 0);
+    bool validated =
+        st.tunnel == TunnelType::kNone
+            ? st.l4 == CsumStatus::kGood
+            : st.inner_l4 == CsumStatus::kGood ||
+                  (st.tunnel != TunnelType::kGre && st.l4 == CsumStatus::kGood &&
+                   GetBe16(p.Linear(p.l4_ofs + hdr::kUdpLen) + p.l4_ofs + hdr::kUdpCsumOfs) != 0);
     bool mergeable = v.ok && v.payload > 0 && !(v.flags & ~(hdr::kTcpAck | hdr::kTcpPsh));
     if (v.ok && !validated) s.not_validated++;
     if (!mergeable || !validated) {
@@ -356,13 +378,15 @@ PacketBatch Coalesce(std::vector<std::pair<Packet, RxStatus>> frames, size_t max
       bool fits = !a.closed && v.seq == a.next_seq && v.ack == a.first.ack &&
                   v.payload <= a.first.payload && a.pkt.size() + v.payload <= max_bytes;
       if (fits) {
-        if (a.segs == 1) a.pkt.Reserve(max_bytes);
-        a.pkt.Put(p.data() + v.hdr_len, v.payload);
+        // A payload in a shared tail is appended as shared bytes.
+        if (a.segs == 1 && !p.has_tail()) a.pkt.Reserve(max_bytes);
+        a.pkt.AppendFrom(p, v.hdr_len, v.payload);
         a.segs++;
         a.next_seq += static_cast<uint32_t>(v.payload);
         s.merged++;
         if (v.payload < a.first.payload || (v.flags & hdr::kTcpPsh)) {
-          uint8_t* t = a.pkt.data() + a.first.tcp + hdr::kTcpOffFlagsOfs;
+          uint8_t* t =
+              a.pkt.Linear(a.first.tcp + hdr::kTcpMinLen) + a.first.tcp + hdr::kTcpOffFlagsOfs;
           PutBe16(t, GetBe16(t) | (v.flags & hdr::kTcpPsh));
           a.closed = true;
         }

@@ -39,6 +39,19 @@ void CheckEgressOptions(const EgressOptions& options) {
   }
 }
 
+bool NetdevSendOne(Packet& p, uint32_t caps, Counters* counters, std::vector<std::string>* errors,
+                   const EgressOptions& options) {
+  // Without a TSO packet in the batch every rule's condition is false: only
+  // the send-prepare loop of NetdevSend runs.
+  try {
+    SendPrepare(p, caps, options.udp_tunnel_csum);
+    return true;
+  } catch (const Error& e) {
+    Reject(e, counters, errors);
+    return false;
+  }
+}
+
 PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters,
                        std::vector<std::string>* errors, const EgressOptions& options) {
   const bool partial_gso = options.partial_gso && options.udp_tunnel_csum;

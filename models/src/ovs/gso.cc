@@ -33,7 +33,7 @@ TsoLayout Layout(const Packet& p) {
   }
   size_t tcp_len = L4Length(p, t.tcp_l3_ofs, t.tcp_ofs);
   if (tcp_len < hdr::kTcpMinLen) throw Error("gso: TCP header truncated");
-  size_t thl = (p.data()[t.tcp_ofs + hdr::kTcpOffFlagsOfs] >> 4) * 4u;
+  size_t thl = (p.Linear(t.tcp_ofs + hdr::kTcpMinLen)[t.tcp_ofs + hdr::kTcpOffFlagsOfs] >> 4) * 4u;
   if (thl < hdr::kTcpMinLen || thl > tcp_len) throw Error("gso: bad TCP data offset");
   t.hdr_len = t.tcp_ofs + thl;
   t.payload = tcp_len - thl;
@@ -43,7 +43,7 @@ TsoLayout Layout(const Packet& p) {
 // Fixes the length, id and checksum fields of one IP header of a segment.
 void FixIp(Packet& s, uint16_t l3, Level level, size_t seg_no) {
   if (l3 == kNoOffset) return;
-  uint8_t* ip = s.data() + l3;
+  uint8_t* ip = s.Linear(l3 + hdr::kIpv6Len) + l3;
   if ((ip[0] >> 4) == 4) {
     PutBe16(ip + hdr::kIpv4TotLenOfs, static_cast<uint16_t>(s.size() - l3));
     PutBe16(ip + hdr::kIpv4IdOfs, static_cast<uint16_t>(GetBe16(ip + hdr::kIpv4IdOfs) + seg_no));
@@ -56,14 +56,14 @@ void FixIp(Packet& s, uint16_t l3, Level level, size_t seg_no) {
 
 void FixOuterL4(Packet& s) {
   if (!s.offloads.tunnelled() || s.l4_ofs == kNoOffset) return;
-  uint8_t* l4 = s.data() + s.l4_ofs;
+  uint8_t* l4 = s.Linear(s.l4_ofs + hdr::kUdpLen) + s.l4_ofs;
   if (s.offloads.tunnel() == TunnelType::kGre) {
     uint16_t flags = GetBe16(l4);
     if (flags & hdr::kGreFlagC) {
       // Recomputed now, over inner bytes whose partial checksums are not
       // final yet - as OVS does.
       PutBe16(l4 + 4, 0);
-      PutBe16(l4 + 4, csum::Compute(l4, s.size() - s.l4_ofs));
+      PutBe16(l4 + 4, csum::Finish(PartialSum(s, s.l4_ofs, s.size() - s.l4_ofs)));
     }
     return;
   }
@@ -75,10 +75,13 @@ Packet MakeSegment(const Packet& p, const TsoLayout& t, size_t seg_no, size_t of
                    bool last) {
   // Segments leave at egress, where nothing pushes headers any more: no
   // headroom, and the headers and payload copied once into an exact buffer.
+  // A payload in a shared tail stays shared: the segment refers to its slice.
   Packet s(nullptr, 0, 0);
-  s.Reserve(t.hdr_len + len);
-  s.Put(p.data(), t.hdr_len);
-  s.Put(p.data() + t.hdr_len + off, len);
+  const size_t payload_in_head =
+      p.head_size() > t.hdr_len + off ? std::min(len, p.head_size() - t.hdr_len - off) : 0;
+  s.Reserve(t.hdr_len + payload_in_head);
+  s.AppendFrom(p, 0, t.hdr_len);
+  s.AppendFrom(p, t.hdr_len + off, len);
   s.l2_5_ofs = p.l2_5_ofs;
   s.l3_ofs = p.l3_ofs;
   s.l4_ofs = p.l4_ofs;
@@ -91,7 +94,7 @@ Packet MakeSegment(const Packet& p, const TsoLayout& t, size_t seg_no, size_t of
 
   FixIp(s, s.l3_ofs, Level::kOuter, seg_no);
   if (s.offloads.tunnelled()) FixIp(s, s.inner_l3_ofs, Level::kInner, seg_no);
-  uint8_t* tcp = s.data() + t.tcp_ofs;
+  uint8_t* tcp = s.Linear(t.tcp_ofs + hdr::kTcpMinLen) + t.tcp_ofs;
   PutBe32(tcp + hdr::kTcpSeqOfs, GetBe32(tcp + hdr::kTcpSeqOfs) + static_cast<uint32_t>(off));
   if (!last) {
     uint16_t f = GetBe16(tcp + hdr::kTcpOffFlagsOfs);
@@ -109,6 +112,7 @@ PacketBatch Gso(const Packet& p, Counters* counters) {
   TsoLayout t = Layout(p);
   PacketBatch out;
   const size_t n = std::max<size_t>(1, (t.payload + p.tso_segsz - 1) / p.tso_segsz);
+  out.reserve(n);
   for (size_t i = 0; i < n; i++) {
     size_t off = i * p.tso_segsz;
     size_t len = std::min<size_t>(p.tso_segsz, t.payload - off);
@@ -148,7 +152,7 @@ PacketBatch GsoPartial(const Packet& p, Counters* counters) {
       // dp_packet_gso_update_segment leaves the flags of a segment that is
       // still TSO alone: the hardware clears PSH/FIN on all but its last frame.
       const size_t flags_ofs = t.tcp_ofs + hdr::kTcpOffFlagsOfs;
-      PutBe16(h.data() + flags_ofs, GetBe16(p.data() + flags_ofs));
+      PutBe16(h.Linear(flags_ofs + 2) + flags_ofs, GetBe16(p.Linear(flags_ofs + 2) + flags_ofs));
     }
     out.push_back(std::move(h));
     out.push_back(MakeSegment(p, t, n - 1, head, t.payload - head, true));

@@ -12,19 +12,36 @@ namespace offlab {
 namespace {
 
 // 32-bit fields: built from 16-bit stores and returned in one register, the
-// struct cost a store-forwarding stall on every parse.
+// struct cost a store-forwarding stall on every parse. The protocol is 32-bit
+// too: a byte stored and the word around it loaded back stalled the same way.
 struct L3L4 {
   uint32_t l3 = kNoOffset, l4 = kNoOffset;
-  L4Proto proto = L4Proto::kNone;
+  uint32_t proto_ = static_cast<uint32_t>(L4Proto::kNone);
+  L4Proto proto() const { return static_cast<L4Proto>(proto_); }
+  void set_proto(L4Proto p) { proto_ = static_cast<uint32_t>(p); }
 };
 
 // Parses from an L2 header at `ofs`; fills `key` and returns the offsets.
-L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t* l2_5) {
+// Only the first `readable` bytes of the packet's `size` are at `d` (a packet
+// with a shared tail): a header that would be read past them sets `more` and
+// stops, and the caller parses again over the whole packet. When every byte
+// is readable, each of those stops is implied by a size check before it.
+// Inlined into its callers: returned through the stack, the offsets were
+// stored as two words and loaded back as one, a store-forwarding stall on
+// every parse.
+[[gnu::always_inline]] inline L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs,
+                                             FlowKey& key, uint16_t* l2_5, size_t readable,
+                                             bool& more) {
   L3L4 r;
+  auto beyond = [&](size_t end) {
+    more = end > readable;
+    return more;
+  };
   if (size - ofs < hdr::kEthLen) {
     key.error = "ethernet: frame shorter than 14 bytes";
     return r;
   }
+  if (beyond(ofs + hdr::kEthLen)) return r;
   std::memcpy(key.dl_dst.data(), d + ofs, 6);
   std::memcpy(key.dl_src.data(), d + ofs + 6, 6);
   size_t p = ofs + 12;
@@ -37,6 +54,7 @@ L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t
       key.dl_type = type;
       return r;
     }
+    if (beyond(p + hdr::kVlanLen)) return r;
     if (tags == 0) {
       key.has_vlan = true;
       key.vlan_tci = GetBe16(d + p);
@@ -56,6 +74,7 @@ L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t
       key.error = "ipv4: header truncated";
       return r;
     }
+    if (beyond(l3 + hdr::kIpv4MinLen)) return r;
     const uint8_t* ip = d + l3;
     size_t ihl = (ip[0] & 0x0f) * 4u;
     size_t tot = GetBe16(ip + hdr::kIpv4TotLenOfs);
@@ -91,6 +110,7 @@ L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t
       key.error = "ipv6: header truncated";
       return r;
     }
+    if (beyond(l3 + hdr::kIpv6Len)) return r;
     const uint8_t* ip = d + l3;
     size_t plen = GetBe16(ip + hdr::kIpv6PlenOfs);
     if ((ip[0] >> 4) != 6) {
@@ -118,6 +138,7 @@ L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t
         key.nw_proto = nh;
         return r;
       }
+      if (beyond(q + 8)) return r;
       if (nh == hdr::kProtoFragment) {
         uint16_t off = GetBe16(d + q + 2);
         key.nw_frag = frag::kAny;
@@ -151,6 +172,7 @@ L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t
         key.error = "tcp: header truncated";
         return r;
       }
+      if (beyond(l4 + hdr::kTcpMinLen)) return r;
       size_t off = (t[hdr::kTcpOffFlagsOfs] >> 4) * 4u;
       if (off < hdr::kTcpMinLen || off > l4_size) {
         key.error = "tcp: bad data offset";
@@ -159,7 +181,7 @@ L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t
       key.tp_src = GetBe16(t);
       key.tp_dst = GetBe16(t + 2);
       key.tcp_flags = GetBe16(t + hdr::kTcpOffFlagsOfs) & 0x0fff;
-      r.proto = L4Proto::kTcp;
+      r.set_proto(L4Proto::kTcp);
       break;
     }
     case hdr::kProtoUdp:
@@ -167,18 +189,20 @@ L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t
         key.error = "udp: header truncated";
         return r;
       }
+      if (beyond(l4 + hdr::kUdpLen)) return r;
       key.tp_src = GetBe16(t);
       key.tp_dst = GetBe16(t + 2);
-      r.proto = L4Proto::kUdp;
+      r.set_proto(L4Proto::kUdp);
       break;
     case hdr::kProtoSctp:
       if (l4_size < hdr::kSctpLen) {
         key.error = "sctp: header truncated";
         return r;
       }
+      if (beyond(l4 + hdr::kSctpLen)) return r;
       key.tp_src = GetBe16(t);
       key.tp_dst = GetBe16(t + 2);
-      r.proto = L4Proto::kSctp;
+      r.set_proto(L4Proto::kSctp);
       break;
     case hdr::kProtoIcmp:
     case hdr::kProtoIcmpv6:
@@ -186,6 +210,7 @@ L3L4 ParseFrom(const uint8_t* d, size_t size, size_t ofs, FlowKey& key, uint16_t
         key.error = "icmp: header truncated";
         return r;
       }
+      if (beyond(l4 + 4)) return r;
       key.tp_src = t[0];
       key.tp_dst = t[1];
       break;
@@ -214,26 +239,40 @@ void ResetOuter(Packet& p) {
   }
 }
 
+// The outer headers from byte 0; l2_5_ofs was reset by the caller.
+[[gnu::always_inline]] inline L3L4 ParseOuter(Packet& p, FlowKey& key) {
+  bool more = false;
+  L3L4 r = ParseFrom(p.head(), p.size(), 0, key, &p.l2_5_ofs, p.head_size(), more);
+  if (more) {
+    // Headers run into the shared tail: parse the whole bytes.
+    p.Linearize();
+    key = FlowKey();
+    p.l2_5_ofs = kNoOffset;
+    r = ParseFrom(p.head(), p.size(), 0, key, &p.l2_5_ofs, p.head_size(), more);
+  }
+  return r;
+}
+
 }  // namespace
 
 FlowKey Parse(Packet& p) {
   FlowKey key;
   ResetOuter(p);
-  L3L4 r = ParseFrom(p.data(), p.size(), 0, key, &p.l2_5_ofs);
+  L3L4 r = ParseOuter(p, key);
   p.l3_ofs = static_cast<uint16_t>(r.l3);
   p.l4_ofs = static_cast<uint16_t>(r.l4);
-  if (r.proto != L4Proto::kNone) p.offloads.set_l4_proto(r.proto);
+  if (r.proto() != L4Proto::kNone) p.offloads.set_l4_proto(r.proto());
   return key;
 }
 
 FlowKey ParseSimple(Packet& p) {
   FlowKey key;
   ResetOuter(p);
-  L3L4 r = ParseFrom(p.data(), p.size(), 0, key, &p.l2_5_ofs);
+  L3L4 r = ParseOuter(p, key);
   p.l3_ofs = static_cast<uint16_t>(r.l3);
   p.l4_ofs = static_cast<uint16_t>(r.l4);
-  if (r.proto != L4Proto::kNone && !Faults::On(Fault::kSimpleMatchNoL4Proto)) {
-    p.offloads.set_l4_proto(r.proto);
+  if (r.proto() != L4Proto::kNone && !Faults::On(Fault::kSimpleMatchNoL4Proto)) {
+    p.offloads.set_l4_proto(r.proto());
   }
   // The fast path extracts only what the simple-match key holds.
   FlowKey simple;
@@ -249,11 +288,18 @@ FlowKey ParseSimple(Packet& p) {
 bool ParseInner(Packet& p, uint16_t l2_ofs) {
   FlowKey key;
   if (l2_ofs == kNoOffset || l2_ofs > p.size()) return false;
-  L3L4 r = ParseFrom(p.data(), p.size(), l2_ofs, key, nullptr);
+  bool more = false;
+  L3L4 r = ParseFrom(p.head(), p.size(), l2_ofs, key, nullptr, p.head_size(), more);
+  if (more) {
+    // Headers run into the shared tail: parse the whole bytes.
+    p.Linearize();
+    key = FlowKey();
+    r = ParseFrom(p.head(), p.size(), l2_ofs, key, nullptr, p.head_size(), more);
+  }
   p.inner_l2_ofs = l2_ofs;
   p.inner_l3_ofs = static_cast<uint16_t>(r.l3);
   p.inner_l4_ofs = static_cast<uint16_t>(r.l4);
-  if (r.proto != L4Proto::kNone) p.offloads.set_l4_proto(r.proto, Level::kInner);
+  if (r.proto() != L4Proto::kNone) p.offloads.set_l4_proto(r.proto(), Level::kInner);
   return r.l3 != kNoOffset;
 }
 

@@ -210,7 +210,13 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
 }
 
 std::vector<Sent> Pipeline::ReceivePacket(const std::string& name, Packet p) {
-  const Port& port = PortByName(name);
+  // A simulator hands packets of one port in a row: the last lookup is kept
+  // (ports are never removed, so the pointer stays valid).
+  if (!rx_port_ || name != rx_name_) {
+    rx_port_ = &PortByName(name);
+    rx_name_ = name;
+  }
+  const Port& port = *rx_port_;
   if (port.cfg.tunnel) throw Error("port " + name + ": cannot receive on a tunnel port");
   sent_.clear();
   events_.clear();
@@ -241,14 +247,14 @@ void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
     }
     simple &= any;
   }
-  FlowKey key;
-  if (reparse) {
-    key = simple ? ParseSimple(p) : Parse(p);
-    if (simple) counters_.Inc("simple_match_hit");
-  } else {
+  // Built in place (a key moved in after being built field by field was
+  // loaded back before its stores had landed: a stall on every packet).
+  const FlowKey key = [&] {
+    if (reparse) return simple ? ParseSimple(p) : Parse(p);
     Packet copy = p;  // a lookup without re-parse sees the current bytes
-    key = Parse(copy);
-  }
+    return Parse(copy);
+  }();
+  if (reparse && simple) counters_.Inc("simple_match_hit");
   const Rule* hit = nullptr;
   for (const Rule& r : rules_) {
     if (r.match.table == table && r.match.Matches(key, p.md)) {
@@ -385,8 +391,9 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
   const uint32_t tx = tx_calls_++;
   if (tx_tap_) tx_tap_(port.cfg.name, p, tx);
   std::vector<std::string> errors, violations;
-  std::vector<Sent> frames = SendThroughNic(std::move(p), port.cfg.name, port.tx.caps, port.tx,
-                                            cfg_.egress, &counters_, &errors, &violations);
+  std::vector<Sent> frames =
+      SendThroughNic(std::move(p), port.cfg.name, port.tx.caps, port.tx, cfg_.egress, &counters_,
+                     &errors, &violations, cfg_.shared_payloads);
   for (const std::string& e : errors) events_.push_back("drop on " + port.cfg.name + ": " + e);
   for (const std::string& v : violations) {
     counters_.Inc("offlab_nic_violation");
@@ -404,28 +411,6 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
     sent_.insert(sent_.end(), std::make_move_iterator(frames.begin()),
                  std::make_move_iterator(frames.end()));
   }
-}
-
-std::vector<Sent> SendThroughNic(Packet p, const std::string& port, uint32_t caps, const NicTx& nic,
-                                 const EgressOptions& egress, Counters* counters,
-                                 std::vector<std::string>* errors,
-                                 std::vector<std::string>* violations) {
-  PacketBatch ready = NetdevSend(OneBatch(std::move(p)), caps, counters, errors, egress);
-  std::vector<Sent> out;
-  for (uint32_t i = 0; i < ready.size(); i++) {
-    const Offloads handed = ready[i].offloads;
-    const uint16_t segsz = ready[i].tso_segsz;
-    PacketBatch frames;
-    {
-      HardwareScope hw;
-      frames = NicTransmit(std::move(ready[i]), nic, violations);
-    }
-    if (out.empty()) out.reserve(frames.size());
-    for (Packet& f : frames) {
-      out.push_back({port, std::move(f).TakeBytes(), handed, segsz, i, 0});
-    }
-  }
-  return out;
 }
 
 }  // namespace offlab

@@ -19,8 +19,8 @@ namespace {
 // either way. Hardware completion (NicTransmit) has no such limit.
 void SetIpHeaderCsum(Packet& p, Level level) {
   const uint16_t l3 = level == Level::kOuter ? p.l3_ofs : p.inner_l3_ofs;
-  if (l3 != kNoOffset && p.SizeFrom(l3) >= hdr::kIpv4MinLen && (p.data()[l3] >> 4) == 4) {
-    const uint8_t* ip = p.data() + l3;
+  if (l3 != kNoOffset && p.SizeFrom(l3) >= hdr::kIpv4MinLen && (p.Linear(l3 + 1u)[l3] >> 4) == 4) {
+    const uint8_t* ip = p.Linear(l3 + hdr::kIpv4MinLen) + l3;
     const size_t l3_size = std::min<size_t>(p.SizeFrom(l3), GetBe16(ip + hdr::kIpv4TotLenOfs));
     if ((ip[0] & 0x0f) * 4u < l3_size) {
       CompleteIpCsum(p, level);
@@ -51,7 +51,8 @@ bool UdpTunnelCsum(Packet& p) {
       ((p.inner_l4_ofs - p.inner_l3_ofs) & 1)) {
     return false;
   }
-  const uint8_t* d = p.data();
+  // Headers only, up to the inner L4 header (its data offset or UDP checksum).
+  const uint8_t* d = p.Linear(p.inner_l4_ofs + hdr::kTcpMinLen);
   const uint8_t* in_ip = d + p.inner_l3_ofs;
   const uint8_t* in_l4 = d + p.inner_l4_ofs;
   const size_t in_len = L4Length(p, p.inner_l3_ofs, p.inner_l4_ofs);
@@ -101,7 +102,7 @@ bool UdpTunnelCsum(Packet& p) {
   s += static_cast<uint16_t>(~csum::Fold(in_pseudo));
 
   uint16_t c = csum::Finish(s);
-  PutBe16(p.data() + p.l4_ofs + hdr::kUdpCsumOfs, c ? c : 0xffff);
+  PutBe16(p.head() + p.l4_ofs + hdr::kUdpCsumOfs, c ? c : 0xffff);
   o.set_l4(CsumStatus::kGood, Level::kOuter);
   return true;
 }

@@ -27,12 +27,14 @@ uint16_t SourcePort(const Packet& p) {
   auto mix = [&](const uint8_t* b, size_t n) {
     for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 16777619u;
   };
+  // Headers only: the IP header (40 bytes at most read) and the L4 ports.
   if (p.l3_ofs != kNoOffset) {
-    const uint8_t* ip = p.data() + p.l3_ofs;
+    const uint8_t* ip = p.Linear(p.l3_ofs + hdr::kIpv6Len) + p.l3_ofs;
     if ((ip[0] >> 4) == 4 && p.SizeFrom(p.l3_ofs) >= hdr::kIpv4MinLen) mix(ip + 9, 11);
     if ((ip[0] >> 4) == 6 && p.SizeFrom(p.l3_ofs) >= hdr::kIpv6Len) mix(ip + 6, 34);
   }
-  if (p.l4_ofs != kNoOffset && p.SizeFrom(p.l4_ofs) >= 4) mix(p.data() + p.l4_ofs, 4);
+  if (p.l4_ofs != kNoOffset && p.SizeFrom(p.l4_ofs) >= 4)
+    mix(p.Linear(p.l4_ofs + 4u) + p.l4_ofs, 4);
   constexpr uint32_t kMin = 32768, kMax = 61000;
   return static_cast<uint16_t>(kMin + (uint64_t{h} * (kMax - kMin) >> 32));
 }
@@ -69,7 +71,7 @@ struct OuterHeader {
 // for send-prepare or the NIC), unknown for IPv6.
 void WriteOuterHeader(Packet& p, const OuterHeader& o) {
   const size_t ip_len = o.ipv6 ? hdr::kIpv6Len : hdr::kIpv4MinLen;
-  uint8_t* h = p.data();
+  uint8_t* h = p.head();  // just pushed: always in the head
   p.l2_5_ofs = kNoOffset;
   p.l3_ofs = hdr::kEthLen;
   p.l4_ofs = static_cast<uint16_t>(hdr::kEthLen + ip_len);
@@ -135,7 +137,7 @@ void PushOne(Packet& p, const TunnelConfig& c, uint32_t gre_seq) {
     if (c.csum_enabled()) {
       // Computed now in software over the current inner bytes (OVS
       // netdev_gre_push_header), before any inner partial is finished.
-      PutBe16(t + 4, csum::Compute(t, p.size() - p.l4_ofs));
+      PutBe16(t + 4, csum::Finish(PartialSum(p, p.l4_ofs, p.size() - p.l4_ofs)));
     }
     return;
   }
@@ -288,23 +290,26 @@ bool PushPlainEncap(Packet& p, const PlainEncapConfig& c, Counters* counters) {
 }
 
 TunnelType DetectTunnel(const Packet& p) {
-  const uint8_t* ip = p.l3();
-  const uint8_t* l4 = p.l4();
-  if (!ip || !l4) return TunnelType::kNone;
+  if (p.l3_ofs == kNoOffset || p.l3_ofs > p.size() || p.l4_ofs == kNoOffset ||
+      p.l4_ofs > p.size()) {
+    return TunnelType::kNone;
+  }
   int proto = UpperProtocol(p, p.l3_ofs, p.l4_ofs);
   if (proto == hdr::kProtoGre) return TunnelType::kGre;
   if (proto != hdr::kProtoUdp || p.SizeFrom(p.l4_ofs) < hdr::kUdpLen) return TunnelType::kNone;
-  uint16_t dport = GetBe16(l4 + 2);
+  uint16_t dport = GetBe16(p.Linear(p.l4_ofs + hdr::kUdpLen) + p.l4_ofs + 2);
   if (dport == hdr::kVxlanPort) return TunnelType::kVxlan;
   if (dport == hdr::kGenevePort) return TunnelType::kGeneve;
   return TunnelType::kNone;
 }
 
-uint16_t TunnelInnerOffset(const Packet& p) {
-  const TunnelType type = DetectTunnel(p);
+uint16_t TunnelInnerOffset(const Packet& p) { return TunnelInnerOffset(p, DetectTunnel(p)); }
+
+uint16_t TunnelInnerOffset(const Packet& p, TunnelType type) {
   if (type == TunnelType::kNone) return kNoOffset;
-  const uint8_t* l4 = p.l4();
   const size_t len = L4Length(p, p.l3_ofs, p.l4_ofs);
+  // The GRE flags or the Geneve option length: in the first 9 bytes.
+  const uint8_t* l4 = p.Linear(p.l4_ofs + hdr::kUdpLen + 1u) + p.l4_ofs;
   size_t q;
   if (type == TunnelType::kGre) {
     if (len < hdr::kGreBaseLen) return kNoOffset;
@@ -329,13 +334,15 @@ bool PopHeader(Packet& p, Counters* counters, std::string* why) {
   };
   const TunnelType type = DetectTunnel(p);
   if (type == TunnelType::kNone) return fail("decap: not a VXLAN, Geneve or GRE packet");
-  const uint8_t* ip = p.l3();
+  // Headers are read in the head; a shared payload stays where it is.
+  const uint8_t* ip = p.Linear(p.l3_ofs + 1u) + p.l3_ofs;
   TunnelMetadata md;
   md.present = true;
   md.type = type;
   md.ipv6 = (ip[0] >> 4) == 6;
   if (!md.ipv6) {
     size_t ihl = (ip[0] & 0x0f) * 4u;
+    ip = p.Linear(p.l3_ofs + std::max<size_t>(ihl, hdr::kIpv4MinLen)) + p.l3_ofs;
     auto ok = [ip, ihl] { return csum::Compute(ip, ihl) == 0; };
     if (!CheckOuter(p, Csum::kIp, ok, counters, "native_tnl_l3csum_checked",
                     "native_tnl_l3csum_err")) {
@@ -346,13 +353,18 @@ bool PopHeader(Packet& p, Counters* counters, std::string* why) {
     md.tos = ip[hdr::kIpv4TosOfs];
     md.ttl = ip[hdr::kIpv4TtlOfs];
   } else {
+    ip = p.Linear(p.l3_ofs + hdr::kIpv6Len) + p.l3_ofs;
     std::memcpy(md.src.data(), ip + hdr::kIpv6SrcOfs, 16);
     std::memcpy(md.dst.data(), ip + hdr::kIpv6DstOfs, 16);
     md.tos = static_cast<uint8_t>(GetBe16(ip) >> 4);
     md.ttl = ip[hdr::kIpv6HlimOfs];
   }
-  const uint8_t* l4 = p.l4();
   const size_t l4_len = L4Length(p, p.l3_ofs, p.l4_ofs);
+  // The tunnel header's fixed part (GRE with its optional words, UDP with the
+  // VXLAN or Geneve base header) ends within 16 bytes; the IP header is read
+  // again for the pseudo-header, so nothing below makes the head move.
+  const uint8_t* l4 =
+      p.Linear(std::max<size_t>(p.l4_ofs + 16u, p.l3_ofs + hdr::kIpv6Len)) + p.l4_ofs;
   size_t hl;  // bytes to strip
   if (type == TunnelType::kGre) {
     if (l4_len < hdr::kGreBaseLen) return fail("decap: GRE header truncated");
@@ -365,7 +377,7 @@ bool PopHeader(Packet& p, Counters* counters, std::string* why) {
     if (flags & hdr::kGreFlagC) {
       md.csum = true;
       // No offload status covers GRE: always checked in software.
-      if (l4_len < q + 4 || csum::Compute(l4, l4_len) != 0) {
+      if (l4_len < q + 4 || csum::Finish(PartialSum(p, p.l4_ofs, l4_len)) != 0) {
         return fail("decap: GRE checksum bad");
       }
       q += 4;
@@ -384,9 +396,9 @@ bool PopHeader(Packet& p, Counters* counters, std::string* why) {
     uint16_t c = GetBe16(l4 + hdr::kUdpCsumOfs);
     if (c != 0) {
       md.csum = true;
-      auto ok = [&p, l4, l4_len] {
+      auto ok = [&p, l4_len] {
         uint64_t ps = PseudoHeaderSum(p, p.l3_ofs, hdr::kProtoUdp, static_cast<uint32_t>(l4_len));
-        return csum::Verify(l4, l4_len, ps);
+        return csum::Fold(PartialSum(p, p.l4_ofs, l4_len, ps)) == 0xffff;
       };
       if (!CheckOuter(p, Csum::kL4, ok, counters, "native_tnl_l4csum_checked",
                       "native_tnl_l4csum_err")) {

@@ -16,6 +16,17 @@ namespace offlab::csum {
 // piece except the last must have even length.
 uint64_t Partial(const uint8_t* data, size_t len, uint64_t sum = 0);
 
+// What Partial adds for `data`, without counting the bytes as work: for
+// callers that meter a region once and sum it in pieces (shared payloads).
+uint16_t Unmetered(const uint8_t* data, size_t len);
+
+// A piece's sum as it counts when the piece starts at an odd offset of the
+// checksummed region: its bytes pair up the other way round.
+inline uint16_t Swapped(uint64_t piece) {
+  while (piece >> 16) piece = (piece & 0xffff) + (piece >> 16);
+  return static_cast<uint16_t>((piece << 8 | piece >> 8) & 0xffff);
+}
+
 // Adds two unfolded sums without losing carries.
 uint64_t Add(uint64_t a, uint64_t b);
 

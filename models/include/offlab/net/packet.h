@@ -1,6 +1,12 @@
 // A packet: bytes with headroom (headers are pushed and pulled without
 // copying the payload), layer offsets for the outer and inner headers, the
 // OVS offloads word, tso_segsz and the datapath metadata that travels with it.
+//
+// The bytes may end in a shared tail (offlab/net/payload.h): the packet is
+// then its contiguous head followed by the tail's slices. Every accessor that
+// hands out the bytes (data(), the layer pointers, TakeBytes, Put, ...) first
+// copies the tail in, so code unaware of tails sees the same bytes as ever;
+// code that reads headers only uses head()/Linear() and leaves the tail shared.
 #pragma once
 
 #include <array>
@@ -10,6 +16,7 @@
 #include <vector>
 
 #include "offlab/net/bytes.h"
+#include "offlab/net/payload.h"
 #include "offlab/ovs/offloads.h"
 
 namespace offlab {
@@ -66,13 +73,19 @@ class Packet {
   // reallocates. For frames that arrive from a wire or a guest.
   static Packet Adopt(Bytes&& bytes);
 
-  uint8_t* data() { return buf_.data() + head_; }
-  const uint8_t* data() const { return buf_.data() + head_; }
-  size_t size() const { return len_; }
+  uint8_t* data() {
+    Linearize();
+    return buf_.data() + head_;
+  }
+  const uint8_t* data() const {
+    Linearize();
+    return buf_.data() + head_;
+  }
+  size_t size() const { return len_ + tail_.size(); }
   size_t headroom() const { return head_; }
-  Bytes bytes() const { return Bytes(data(), data() + len_); }
+  Bytes bytes() const;
   // The bytes, leaving the packet empty: no allocation, and no copy when
-  // there is no headroom.
+  // there is no headroom and no tail.
   Bytes TakeBytes() &&;
 
   // Prepends n bytes (contents unspecified) and shifts every layer offset by
@@ -86,6 +99,36 @@ class Packet {
   void Reserve(size_t n);
   // Truncates or zero-extends the tail.
   void Resize(size_t n);
+
+  // Shared tail. The head is the contiguous part in front of it (all of the
+  // packet when there is no tail).
+  bool has_tail() const { return !tail_.empty(); }
+  const Rope& tail() const { return tail_; }
+  size_t head_size() const { return len_; }
+  uint8_t* head() { return buf_.data() + head_; }
+  const uint8_t* head() const { return buf_.data() + head_; }
+  // The head, made to hold at least the first min(n, size()) bytes (copying
+  // the tail in when it does not): for reading or writing headers that end
+  // before byte n without touching a shared payload.
+  uint8_t* Linear(size_t n) {
+    if (n > len_ && has_tail()) Linearize();
+    return head();
+  }
+  const uint8_t* Linear(size_t n) const {
+    if (n > len_ && has_tail()) Linearize();
+    return head();
+  }
+  // Copies the tail into the head.
+  void Linearize() const {
+    if (has_tail()) LinearizeSlow();
+  }
+  // Appends `r` as shared bytes.
+  void AppendTail(const Rope& r) { tail_.Append(r); }
+  // Appends bytes [ofs, ofs + len) of `src`: the part in src's head copied,
+  // the part in its tail shared.
+  void AppendFrom(const Packet& src, size_t ofs, size_t len);
+  // The head's bytes and the tail, leaving the packet empty.
+  std::pair<Bytes, Rope> TakeSplit() &&;
 
   // Layer offsets from data(): outer L2 is always at 0.
   uint16_t l2_5_ofs = kNoOffset;  // first VLAN tag
@@ -104,7 +147,9 @@ class Packet {
   const uint8_t* inner_l3() const { return Ptr(inner_l3_ofs); }
   const uint8_t* inner_l4() const { return Ptr(inner_l4_ofs); }
   // Bytes from the offset to the end of the packet (0 if unset).
-  size_t SizeFrom(uint16_t ofs) const { return ofs == kNoOffset || ofs > len_ ? 0 : len_ - ofs; }
+  size_t SizeFrom(uint16_t ofs) const {
+    return ofs == kNoOffset || ofs > size() ? 0 : size() - ofs;
+  }
 
   Offloads offloads;
   uint16_t tso_segsz = 0;  // 0 = not a TSO packet
@@ -122,16 +167,25 @@ class Packet {
   }
 
  private:
-  uint8_t* Ptr(uint16_t ofs) { return ofs == kNoOffset || ofs > len_ ? nullptr : data() + ofs; }
+  uint8_t* Ptr(uint16_t ofs) { return ofs == kNoOffset || ofs > size() ? nullptr : data() + ofs; }
   const uint8_t* Ptr(uint16_t ofs) const {
-    return ofs == kNoOffset || ofs > len_ ? nullptr : data() + ofs;
+    return ofs == kNoOffset || ofs > size() ? nullptr : data() + ofs;
   }
   void ShiftOffsets(long delta);
+  void LinearizeSlow() const;
 
-  std::vector<uint8_t> buf_;
+  // Mutable: a const reader may need the tail copied in to see the bytes
+  // whole; the bytes themselves stay the same.
+  mutable std::vector<uint8_t> buf_;
   size_t head_ = 0;
-  size_t len_ = 0;
+  mutable size_t len_ = 0;  // bytes in the head
+  mutable Rope tail_;
 };
+
+// One's-complement sum of bytes [ofs, ofs + len) of `p`, added to `sum` as
+// csum::Partial would for the contiguous bytes (and metered the same way),
+// without copying a shared tail in: its slices' sums are reused.
+uint64_t PartialSum(const Packet& p, size_t ofs, size_t len, uint64_t sum = 0);
 
 using PacketBatch = std::vector<Packet>;
 

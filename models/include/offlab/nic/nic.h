@@ -30,6 +30,11 @@ struct NicTx {
 // `violations` (one line each).
 PacketBatch NicTransmit(Packet p, const NicTx& nic, std::vector<std::string>* violations = nullptr);
 
+// Whether NicTransmit puts `p` on the wire as one frame (nothing to segment).
+bool NicSendsWhole(const Packet& p, const NicTx& nic);
+// NicTransmit of such a packet, in place: the frame is `p` itself.
+void NicTransmitWhole(Packet& p, const NicTx& nic, std::vector<std::string>* violations = nullptr);
+
 // Statuses a receiving NIC reports for one frame (OVS keeps only the outer
 // pair; the inner pair is what a kernel sees as csum_level and what GRO uses).
 struct RxStatus {
@@ -42,6 +47,10 @@ struct RxStatus {
 // a packet whose offloads word holds what netdev-dpdk would store (outer
 // statuses only) and, in `status`, the full report.
 Packet NicReceive(Bytes frame, const NicProfile& profile, RxStatus* status = nullptr);
+// The same for a frame that may end in a shared tail (offlab/net/payload.h):
+// headers are read in its head, checksums over the payload use its slices'
+// sums, and the tail stays shared.
+Packet NicReceive(Packet frame, const NicProfile& profile, RxStatus* status = nullptr);
 
 // Receive coalescing (GRO in the kernel/driver, or hardware LRO). In-order
 // TCP segments of one flow (same addresses, ports, tunnel endpoints and key,

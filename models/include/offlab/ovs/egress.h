@@ -38,4 +38,9 @@ PacketBatch NetdevSend(PacketBatch batch, uint32_t caps, Counters* counters = nu
                        std::vector<std::string>* errors = nullptr,
                        const EgressOptions& options = {});
 
+// NetdevSend of a batch holding only `p`, which is not a TSO packet (no rule
+// applies to it): send-prepare in place. Returns false if it was dropped.
+bool NetdevSendOne(Packet& p, uint32_t caps, Counters* counters = nullptr,
+                   std::vector<std::string>* errors = nullptr, const EgressOptions& options = {});
+
 }  // namespace offlab

@@ -44,6 +44,10 @@ struct PipelineConfig {
   bool simple_match = true;    // dpif-netdev simple match fast path
   int max_recirculation = 8;
   EgressOptions egress;
+  // Frames whose payload came in a shared tail (offlab/net/payload.h) keep it
+  // shared in Sent::tail instead of copying it into Sent::frame; for callers
+  // that read Sent::tail (the simulator), off for everyone else.
+  bool shared_payloads = false;
 };
 
 // Per-packet metadata a virtual NIC hands over with the frame (vnet header /
@@ -70,16 +74,25 @@ struct Sent {
   uint16_t tso_segsz = 0;   // of the packet handed to the NIC
   uint32_t nic_packet = 0;  // which packet handed to a NIC this frame came from (per Receive)
   uint32_t tx = 0;          // which netdev_send call it came from (per Receive): see TxTap
+  // The rest of the frame's bytes, shared, after `frame` (only with
+  // PipelineConfig::shared_payloads; empty otherwise).
+  Rope tail;
+
+  size_t size() const { return frame.size() + tail.size(); }
+  // The whole frame as one buffer.
+  Bytes Joined() const;
 };
 
 // What a port puts on the wire for one packet handed to its netdev_send: the
 // datapath's egress for `caps` (NetdevSend), then the NIC's transmit. Frames
 // of the i-th packet handed to the NIC carry nic_packet = i; `errors` gets the
 // egress drops, `violations` the requests outside the NIC's capabilities.
+// With `shared_payloads`, a frame's shared tail stays in Sent::tail.
 std::vector<Sent> SendThroughNic(Packet p, const std::string& port, uint32_t caps, const NicTx& nic,
                                  const EgressOptions& egress, Counters* counters,
                                  std::vector<std::string>* errors,
-                                 std::vector<std::string>* violations);
+                                 std::vector<std::string>* violations,
+                                 bool shared_payloads = false);
 
 class Pipeline {
  public:
@@ -136,6 +149,8 @@ class Pipeline {
   int resubmits_ = 0;  // resubmits in progress: their callers still use the packet
   TxTap tx_tap_;
   std::unique_ptr<Conntrack> conntrack_;
+  std::string rx_name_;  // ReceivePacket's last port
+  const Port* rx_port_ = nullptr;
 };
 
 }  // namespace offlab

@@ -74,5 +74,7 @@ TunnelType DetectTunnel(const Packet& p);
 // Offset of the encapsulated Ethernet header of a parsed tunnel frame, or
 // kNoOffset when the tunnel header is truncated or malformed.
 uint16_t TunnelInnerOffset(const Packet& p);
+// The same when the caller has DetectTunnel(p) already: `type`.
+uint16_t TunnelInnerOffset(const Packet& p, TunnelType type);
 
 }  // namespace offlab
