@@ -137,7 +137,7 @@ def test_demo_writes_the_report(tmp_path: Path) -> None:
     assert len(images) == 3 and all(len(base64.b64decode(i)) > 5000 for i in images)
     # Every step of the summary passed; every property proved on every profile.
     summary = tables[0]
-    assert summary.count("<td>ok</td>") == 5, summary
+    assert summary.count("<td>ok</td>") == 6, summary  # recipes, proofs, bug, sim x2, sweep
     proofs = next(t for t in tables if "<th>property</th><th>meaning</th>" in t)
     profiles = offlab.builtin_profile_names()
     assert proofs.count("<td>PROVED</td>") == len(profiles) * proofs.count("<tr>") - len(profiles)
