@@ -66,10 +66,11 @@ def test_exact_data_gives_back_the_costs_put_in() -> None:
 
 def test_noisy_repeats_stay_near_the_costs_put_in() -> None:
     # +-2 % per repeat, the median of three: each cost within 10 %, the
-    # residuals within the noise, and the repeats give each cost a spread.
+    # residuals within the noise (and the ridge's small pull), and the repeats
+    # give each cost a spread.
     doc = costs.fit(synthetic(noise=0.02), CLOCK, boot=50)
     np.testing.assert_allclose(fitted(doc), TRUE, rtol=0.10)
-    assert all(abs(r) <= 2.0 for r in doc["residual_pct"].values())
+    assert all(abs(r) <= 4.0 for r in doc["residual_pct"].values())
     for k in costs.KEYS:
         lo, hi = doc["spread_16_84"][k]
         assert lo < hi
