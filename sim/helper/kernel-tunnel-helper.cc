@@ -56,22 +56,12 @@ offlab::kernel::KernelHost KernelTunnelHelper::HostConfig(uint32_t h) const {
 void KernelTunnelHelper::Install(Time start, Time stop) {
   const KernelHostOptions& k = m_s.kernel;
   m_guests.Create(m_s, m_s.guestTso && m_s.guestCsum);
-  Ptr<OffloadChannel> wire = CreateObject<OffloadChannel>();
-  wire->SetAttribute("Delay", TimeValue(MicroSeconds(m_s.delayUs)));
+  Ptr<OffloadChannel> wire = MakeWire(m_s);
   for (uint32_t h = 0; h < 2; h++) {
-    Ptr<Node> node = CreateObject<Node>();
-    m_nic[h] = CreateObject<OffloadNetDevice>();
-    m_nic[h]->SetProfile(m_s.nic);
-    if (m_s.linkGbps > 0) {
-      m_nic[h]->SetAttribute("DataRate",
-                             DataRateValue(DataRate(static_cast<uint64_t>(m_s.linkGbps * 1e9))));
-    }
-    m_nic[h]->SetAttribute("TrainMode", BooleanValue(m_s.trainMode));
+    m_nic[h] = MakeWiredNic(m_s, wire);
     // The kernel queues skbs, not descriptors: txqueuelen 1000 (the default,
     // net/ethernet/eth.c ether_setup) TSO packets of up to 45 frames each.
     m_nic[h]->SetAttribute("TxQueueLimit", UintegerValue(1000 * 45));
-    node->AddDevice(m_nic[h]);
-    m_nic[h]->Attach(wire);
   }
   for (uint32_t h = 0; h < 2; h++) {
     m_host[h] = CreateObject<LinuxHost>();

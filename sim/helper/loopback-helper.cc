@@ -57,22 +57,12 @@ LoopbackHelper::LoopbackHelper(const TunnelScenario& s) : m_s(s) {
 LoopbackHelper::~LoopbackHelper() = default;
 
 void LoopbackHelper::Install(Time start, Time stop) {
-  Ptr<OffloadChannel> wire = CreateObject<OffloadChannel>();
-  wire->SetAttribute("Delay", TimeValue(MicroSeconds(m_s.delayUs)));
+  Ptr<OffloadChannel> wire = MakeWire(m_s);
   for (uint32_t h = 0; h < 2; h++) {
-    Ptr<Node> node = CreateObject<Node>();
-    m_nic[h] = CreateObject<OffloadNetDevice>();
-    m_nic[h]->SetProfile(m_s.nic);
-    if (m_s.linkGbps > 0) {
-      m_nic[h]->SetAttribute("DataRate",
-                             DataRateValue(DataRate(static_cast<uint64_t>(m_s.linkGbps * 1e9))));
-    }
-    m_nic[h]->SetAttribute("TrainMode", BooleanValue(m_s.trainMode));
+    m_nic[h] = MakeWiredNic(m_s, wire);
     // A burst of small frames is many descriptors: the ring holds what a
     // line-rate generator puts in flight.
     m_nic[h]->SetAttribute("TxQueueLimit", UintegerValue(1 << 20));
-    node->AddDevice(m_nic[h]);
-    m_nic[h]->Attach(wire);
   }
   const KernelHostOptions& k = m_s.kernel;
   TunnelScenario dut = m_s;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ns3/topology.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/kernel-tunnel-helper.h"
 #include "ns3/loopback-helper.h"
+#include "ns3/offload-channel.h"
 #include "ns3/vm-tunnel-helper.h"
 #include "offlab/net/error.h"
 
@@ -21,6 +23,25 @@ Ptr<CpuModel> MakeCpu(const CoreCosts& c) {
   cpu->SetAttribute("CyclesPerPoll", DoubleValue(c.perPoll));
   cpu->SetAttribute("CyclesPerGroMerge", DoubleValue(c.perGroMerge));
   return cpu;
+}
+
+Ptr<OffloadChannel> MakeWire(const TunnelScenario& s) {
+  Ptr<OffloadChannel> wire = CreateObject<OffloadChannel>();
+  wire->SetAttribute("Delay", TimeValue(MicroSeconds(s.delayUs)));
+  return wire;
+}
+
+Ptr<OffloadNetDevice> MakeWiredNic(const TunnelScenario& s, Ptr<OffloadChannel> wire) {
+  Ptr<Node> node = CreateObject<Node>();
+  Ptr<OffloadNetDevice> nic = CreateObject<OffloadNetDevice>();
+  nic->SetProfile(s.nic);
+  if (s.linkGbps > 0) {
+    nic->SetAttribute("DataRate", DataRateValue(DataRate(static_cast<uint64_t>(s.linkGbps * 1e9))));
+  }
+  nic->SetAttribute("TrainMode", BooleanValue(s.trainMode));
+  node->AddDevice(nic);
+  nic->Attach(wire);
+  return nic;
 }
 
 CoreLoad LoadOf(Ptr<CpuModel> cpu, double span) {

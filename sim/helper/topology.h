@@ -123,6 +123,13 @@ struct HostStats {
   uint64_t groIn = 0, groOut = 0, groNotValidated = 0;
 };
 
+class OffloadChannel;
+
+/** The wire between the two hosts, with the scenario's delay. */
+Ptr<OffloadChannel> MakeWire(const TunnelScenario& s);
+/** A host node with the scenario's NIC (profile, link speed, train mode) on `wire`. */
+Ptr<OffloadNetDevice> MakeWiredNic(const TunnelScenario& s, Ptr<OffloadChannel> wire);
+
 /** The load a core carried since its window opened (`span` seconds). */
 CoreLoad LoadOf(Ptr<CpuModel> cpu, double span);
 Ptr<CpuModel> MakeCpu(const CoreCosts& c);

@@ -86,20 +86,11 @@ void VmTunnelHelper::Install(Time start, Time stop) {
   // (OVS d6a632a9b lib/netdev-dpdk.c:6416-6485,
   // netdev_dpdk_vhost_client_reconfigure: HOST_TSO4/6 unsupported).
   m_guests.Create(m_s, m_s.guestTso && m_s.userspaceTso);
-  Ptr<OffloadChannel> wire = CreateObject<OffloadChannel>();
-  wire->SetAttribute("Delay", TimeValue(MicroSeconds(m_s.delayUs)));
+  Ptr<OffloadChannel> wire = MakeWire(m_s);
   for (uint32_t h = 0; h < 2; h++) {
-    Ptr<Node> host = CreateObject<Node>();
-    m_nic[h] = CreateObject<OffloadNetDevice>();
-    m_nic[h]->SetProfile(m_s.nic);
-    if (m_s.linkGbps > 0) {
-      m_nic[h]->SetAttribute("DataRate",
-                             DataRateValue(DataRate(static_cast<uint64_t>(m_s.linkGbps * 1e9))));
-    }
-    m_nic[h]->SetAttribute("TrainMode", BooleanValue(m_s.trainMode));
+    m_nic[h] = MakeWiredNic(m_s, wire);
     m_nic[h]->SetAttribute("Gro", BooleanValue(m_s.gro));
-    host->AddDevice(m_nic[h]);
-    m_nic[h]->Attach(wire);
+    Ptr<Node> host = m_nic[h]->GetNode();
     m_switch[h] = CreateObject<OvsSwitch>();
     m_switch[h]->SetAttribute("UdpTunnelCsum", BooleanValue(m_s.udpTunnelCsum));
     m_switch[h]->SetAttribute("PartialGso", BooleanValue(m_s.partialGso));
