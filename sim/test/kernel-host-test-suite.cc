@@ -8,23 +8,15 @@
 #include <string>
 
 #include "ns3/test.h"
+#include "scenario-test-util.h"
 #include "scenario.h"
 
 using namespace ns3;
 
 namespace {
 
-offlab::sim::Scenario Make(const std::string& yaml) {
-  offlab::sim::Scenario s = offlab::sim::ParseScenario(yaml, "test");
-  s.topology.cost = offlab::sim::LoadCostModel(std::string(OFFLAB_SIM_DATA) + "/cost-model.yaml");
-  return s;
-}
-
-offlab::sim::Result Simulate(const offlab::sim::Scenario& s, int trainMode = -1) {
-  offlab::sim::RunOptions o;
-  o.trainMode = trainMode;
-  return offlab::sim::RunScenario(s, o);
-}
+using offlab::sim::test::Make;
+using offlab::sim::test::Simulate;
 
 double K(const offlab::sim::Result& r, int host, const std::string& key) {
   const auto& k = r.hosts.at(host).kernel;
