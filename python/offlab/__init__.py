@@ -43,7 +43,6 @@ from ._core import (
     gso,
     gso_partial,
     gso_partial_nr_segs,
-    load_profile_file,
     netdev_send,
     nic_receive,
     nic_transmit,
@@ -61,6 +60,7 @@ from ._core import (
     vnet_complete,
     vnet_transmit,
 )
+from .safeio import load_profile_file
 from .scapy_compat import from_scapy, to_scapy
 
 __all__ = [

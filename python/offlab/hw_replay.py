@@ -42,6 +42,14 @@ def command(
     verbose: bool = False,
 ) -> list[str]:
     """The hw-replay command line: ``BINARY [EAL args] -- MODE --trace FILE ...``."""
+    from . import trace as trace_format
+
+    try:
+        # hw-replay reads the trace itself; reading it here first applies offlab's bounds
+        # (regular file, size, record count) before a root-run DPDK process starts.
+        trace_format.read(trace)
+    except trace_format.TraceError as e:
+        raise _core.OfflabError(str(e)) from None
     exe = binary_path()
     if exe is None:
         raise _core.OfflabError(

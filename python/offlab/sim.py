@@ -49,7 +49,7 @@ def resolve_scenario(name: str) -> Path:
     """A file path, or the name of a built-in scenario."""
     if name.endswith((".yaml", ".yml")) or os.sep in name:
         p = Path(name)
-        if not p.is_file():
+        if not os.path.lexists(p):
             raise OfflabError(f"{name}: no such scenario file")
         return p
     p = data_dir() / "scenarios" / f"{name}.yaml"
@@ -70,6 +70,9 @@ def run(
 ) -> dict[str, Any]:
     """Runs one scenario; returns its results (also written to out_dir/results.json)."""
     path = resolve_scenario(str(scenario))
+    from .sim_limits import check_scenario
+
+    check_scenario(path, duration)
     tmp = None
     if out_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="offlab-sim-")
@@ -116,8 +119,14 @@ def replay(
     cable to a receiving `rx_nic` (default: the same). Returns the results
     (also out_dir/replay.json, with the sender's pcap out_dir/replay.pcapng);
     ``result["table"]`` is the text report."""
-    if not Path(trace).is_file():
-        raise OfflabError(f"trace {trace}: no such file")
+    from . import trace as trace_format
+
+    try:
+        # The runner reads the trace itself; reading it here first applies offlab's
+        # bounds (regular file, size, record count) and gives the one-line error.
+        trace_format.read(trace)
+    except trace_format.TraceError as e:
+        raise OfflabError(str(e)) from None
     tmp = None
     if out_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="offlab-replay-")

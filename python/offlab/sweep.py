@@ -24,6 +24,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -35,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from . import sim
+from . import safeio, sim
 from ._core import OfflabError
 from .sweep_metrics import METRICS, metrics, summary  # noqa: F401  (sweep.summary is public)
 
@@ -80,7 +81,7 @@ def resolve(name: str | Path) -> Path:
     s = str(name)
     if s.endswith((".yaml", ".yml")) or os.sep in s:
         p = Path(s)
-        if not p.is_file():
+        if not os.path.lexists(p):
             raise OfflabError(f"{s}: no such sweep file")
         return p
     p = sim.data_dir() / "sweeps" / f"{s}.yaml"
@@ -100,13 +101,8 @@ def _set_path(doc: dict[str, Any], key: str, value: Any, where: str) -> None:
     node[parts[-1]] = value
 
 
-def _load_yaml(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise OfflabError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    except OSError as e:
-        raise OfflabError(f"{path}: cannot read the file ({e.strerror})") from None
+def _load_yaml(path: Path, what: str = "sweep") -> Any:
+    return safeio.load_yaml(path, what)
 
 
 def _base_doc(base: Any, sweep_file: Path) -> dict[str, Any]:
@@ -115,12 +111,15 @@ def _base_doc(base: Any, sweep_file: Path) -> dict[str, Any]:
         return copy.deepcopy(base)
     if not isinstance(base, str):
         raise OfflabError(f"{sweep_file}: 'base' must be a scenario name, file or mapping")
+    if base.endswith((".yaml", ".yml")) and (os.path.isabs(base) or ".." in Path(base).parts):
+        # A shared sweep file reads its base from beside itself, never from elsewhere.
+        raise OfflabError(f"{sweep_file}: 'base' {base!r} must be a file beside the sweep file")
     candidate = sweep_file.parent / base
     if base.endswith((".yaml", ".yml")) and candidate.is_file():
         base_path = candidate
     else:
         base_path = sim.resolve_scenario(base)
-    scenario = _load_yaml(base_path)
+    scenario = _load_yaml(base_path, "scenario")
     if not isinstance(scenario, dict):
         raise OfflabError(f"{base_path}: expected a mapping")
     return scenario
@@ -137,7 +136,8 @@ def load(path: str | Path) -> Sweep:
     if unknown:
         known = ", ".join(sorted(_TOP_KEYS))
         raise OfflabError(f"{where}: unknown field '{unknown[0]}' (known: {known})")
-    name = str(doc.get("name") or path.stem)
+    # The name names the default output folder (offlab-out/sweep/NAME).
+    name = safeio.safe_name(doc.get("name") or path.stem, f"{where}: 'name'")
     fixed = doc.get("set") or {}
     if not isinstance(fixed, dict):
         raise OfflabError(f"{where}: 'set' must be a mapping of scenario fields")
@@ -149,6 +149,12 @@ def load(path: str | Path) -> Sweep:
             raise OfflabError(f"{where}: empty product: 'vary.{k}' must be a non-empty list")
         if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
             raise OfflabError(f"{where}: 'vary.{k}' lists a value twice")
+    points = math.prod(len(v) for v in vary.values())
+    if points > safeio.limit("sweep_points"):
+        raise OfflabError(
+            f"{where}: 'vary' makes {points} points, over the limit of "
+            f"{safeio.limit('sweep_points')} (raise it with {safeio.LIMITS['sweep_points'][0]})"
+        )
     sweep = Sweep(name, str(doc.get("description", "")), {str(k): v for k, v in vary.items()})
     bases: dict[str, dict[str, Any]] = {}
     for combo in itertools.product(*vary.values()):
@@ -201,13 +207,19 @@ def _cost_model_digest() -> str:
 
 
 def _point_file(out: Path, p: Point) -> Path:
-    return out / "points" / f"{p.id}.json"
+    # A resumed output folder may hold links planted in it: never write through one.
+    return safeio.confined(out, "points", f"{p.id}.json")
 
 
 def _finished(out: Path, p: Point) -> dict[str, Any] | None:
+    f = _point_file(out, p)
+    if not f.exists():
+        return None
     try:
-        rec = json.loads(_point_file(out, p).read_text())
-    except (OSError, ValueError):
+        rec = json.loads(safeio.read_bytes(f, "finished point", "yaml_bytes"))
+    except (OfflabError, ValueError):
+        return None
+    if not isinstance(rec, dict):
         return None
     same = rec.get("scenario") == p.scenario and rec.get("cost_model") == _cost_model_digest()
     return rec if rec.get("status") == "ok" and same else None
@@ -224,7 +236,7 @@ def _save(out: Path, p: Point, outcome: dict[str, Any]) -> dict[str, Any]:
         "results": outcome.get("results"),
     }
     f = _point_file(out, p)
-    tmp = f.with_suffix(".json.tmp")
+    tmp = safeio.output_file(f.parent, f.name + ".tmp")
     tmp.write_text(json.dumps(rec, indent=1))
     tmp.replace(f)  # atomic: a killed sweep leaves whole points or none
     return rec
@@ -348,6 +360,7 @@ def _parquet(table: Any, f: Path) -> None:
 
 
 def _atomic(path: Path, write: Callable[[Path], None]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
+    path = safeio.output_file(path.parent, path.name)
+    tmp = safeio.output_file(path.parent, path.name + ".tmp")
     write(tmp)
     tmp.replace(path)

@@ -12,6 +12,8 @@ matplotlib.use("Agg")  # files only; no display on a CI machine or a cluster wor
 import matplotlib.pyplot as plt
 import numpy as np
 
+from . import safeio
+
 PANELS = {
     "goodput": [("goodput_gbps", "goodput (Gbit/s)")],
     "cpu": [
@@ -104,8 +106,8 @@ def plot(name: str, vary: list[str], table: Any, out: Path) -> list[Path]:
         fig.suptitle(f"sweep {name}")
         fig.tight_layout()
         for ext in ("png", "svg"):
-            path = out / f"{stem}.{ext}"
-            tmp = path.with_name(f"{stem}.tmp.{ext}")
+            path = safeio.output_file(out, f"{stem}.{ext}")
+            tmp = safeio.output_file(out, f"{stem}.tmp.{ext}")
             fig.savefig(tmp, dpi=110)
             tmp.replace(path)
             written.append(path)

@@ -15,7 +15,8 @@ from typing import Any
 
 import dpkt
 
-from . import _core
+from . import _core, capture, safeio
+from .capture import read_frames
 
 PREFIX = "offlab "
 ROLES = ("tx", "wire", "step")
@@ -291,36 +292,21 @@ def read(path: str | os.PathLike[str]) -> list[Record]:
     """Every packet of an offlab trace, validated. Raises OSError for an
     unreadable file and TraceError for anything that is not a valid trace."""
     name = os.fspath(path)
-    with open(name, "rb") as f:
-        data = f.read()
+    try:
+        data = safeio.read_bytes(name, "trace")
+    except _core.OfflabError as e:
+        raise TraceError(str(e)) from None
     records: list[Record] = []
-    endian = "<"
+    max_records = safeio.limit("frames")
     linktypes: list[int] = []
-    at = 0
-    if len(data) < 12 or struct.unpack_from("<I", data)[0] != _SHB:
-        raise TraceError(f"{name}: not a pcapng file (no section header block)")
-    while at < len(data):
-        if len(data) - at < 12:
-            raise TraceError(f"{name}: truncated block at byte {at}")
-        btype = struct.unpack_from("<I", data, at)[0]
+    try:
+        blocks = list(capture.pcapng_blocks(data, name))
+    except _core.OfflabError as e:
+        raise TraceError(str(e)) from None
+    for btype, body, endian in blocks:
         if btype == _SHB:
-            magic = data[at + 8 : at + 12]
-            if magic == b"\x4d\x3c\x2b\x1a":
-                endian = "<"
-            elif magic == b"\x1a\x2b\x3c\x4d":
-                endian = ">"
-            else:
-                raise TraceError(f"{name}: bad byte-order magic at byte {at}")
             linktypes = []
-        else:
-            btype = struct.unpack_from(endian + "I", data, at)[0]
-        blen = struct.unpack_from(endian + "I", data, at + 4)[0]
-        if blen < 12 or blen % 4 or at + blen > len(data):
-            raise TraceError(f"{name}: corrupt or truncated block at byte {at} (length {blen})")
-        if struct.unpack_from(endian + "I", data, at + blen - 4)[0] != blen:
-            raise TraceError(f"{name}: block at byte {at} has mismatched lengths")
-        body = data[at + 8 : at + blen - 4]
-        if btype == _IDB:
+        elif btype == _IDB:
             linktypes.append(struct.unpack_from(endian + "H", body)[0])
         elif btype == _EPB:
             n = len(records) + 1
@@ -349,7 +335,11 @@ def read(path: str | os.PathLike[str]) -> list[Record]:
                     if not isinstance(meta, dict):
                         raise TraceError(f"{name}: packet {n}: comment is not a JSON object")
             records.append(Record(bytes(frame), meta))
-        at += blen
+            if len(records) > max_records:
+                raise TraceError(
+                    f"{name}: more than {max_records} packets "
+                    f"(raise with {safeio.LIMITS['frames'][0]})"
+                )
     validate(records, name)
     return records
 
@@ -400,17 +390,6 @@ def write_frames_pcap(path: str | os.PathLike[str], frames: Iterable[bytes]) -> 
     except BaseException:
         os.unlink(tmp)
         raise
-
-
-def read_frames(path: str | os.PathLike[str]) -> list[bytes]:
-    """Frames of a pcap or pcapng file (no metadata)."""
-    with open(os.fspath(path), "rb") as f:
-        try:
-            reader: Any = dpkt.pcap.Reader(f)
-        except ValueError:
-            f.seek(0)
-            reader = dpkt.pcapng.Reader(f)
-        return [bytes(buf) for _, buf in reader]
 
 
 __all__ = [

@@ -11,6 +11,7 @@
 
 #include "ns3/simulator.h"
 #include "offlab/net/error.h"
+#include "offlab/net/input_file.h"
 
 namespace offlab::sim {
 
@@ -112,18 +113,7 @@ YAML::Node LoadYaml(const std::string& text, const std::string& where) {
 }
 
 std::string ReadFile(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    throw offlab::Error(path + ": cannot read the file");
-  }
-  std::string s;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    s.append(buf, n);
-  }
-  std::fclose(f);
-  return s;
+  return offlab::ReadInputFile(path, path + ": cannot read the file: ", offlab::InputKind::kYaml);
 }
 
 }  // namespace

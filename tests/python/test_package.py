@@ -89,7 +89,7 @@ def test_scapy_round_trip() -> None:
     ("args", "needle"),
     [
         (["dissect", "zz"], "not a hex frame"),
-        (["dissect", "--pcap", "/nonexistent.pcap"], "No such file"),
+        (["dissect", "--pcap", "/nonexistent.pcap"], "no such file"),
         (["profiles", "nope"], "no built-in profile"),
         (["profiles", "/nonexistent/x.yaml"], "cannot read"),
         (["dissect"], "give a hex frame"),

@@ -10,6 +10,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 import offlab
+from offlab.safeio import safe_name
 
 from .counterexample import replay, write_pcapng
 from .extract import VNET_DRIVERS, Config, TooCoarse, extract, extract_send
@@ -48,11 +49,13 @@ def _profiles(names: list[str] | None) -> list[offlab.NicProfile]:
         return [offlab.builtin_profile(n) for n in offlab.builtin_profile_names()]
     out = []
     for n in names:
-        out.append(
-            offlab.load_profile_file(n)
-            if n.endswith((".yaml", ".yml"))
-            else offlab.builtin_profile(n)
-        )
+        if n.endswith((".yaml", ".yml")):
+            prof = offlab.load_profile_file(n)
+            # The name becomes part of counterexample file names.
+            safe_name(prof.name, f"profile {n}: name")
+            out.append(prof)
+        else:
+            out.append(offlab.builtin_profile(n))
     return out
 
 

@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "offlab/net/error.h"
+#include "offlab/net/input_file.h"
 
 namespace offlab::trace {
 
@@ -153,10 +154,8 @@ Packet Record::ToPacket() const {
 }
 
 std::vector<Record> ReadTrace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("trace " + path + ": " + std::strerror(errno));
-  const Bytes data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return ParseTrace(data, "trace " + path);
+  const std::string text = ReadInputFile(path, "trace " + path + ": ", InputKind::kCapture);
+  return ParseTrace(Bytes(text.begin(), text.end()), "trace " + path);
 }
 
 std::vector<Record> ParseTrace(const Bytes& data, const std::string& name) {

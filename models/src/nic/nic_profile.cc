@@ -16,6 +16,7 @@
 
 #include "nic_profile_kernel.h"
 #include "offlab/net/error.h"
+#include "offlab/net/input_file.h"
 #include "offlab/nic/caps.h"
 
 namespace offlab {
@@ -412,24 +413,14 @@ NicProfile LoadProfileFile(const std::string& path) {
   const std::filesystem::path fs_path(path);
   const std::string stem = fs_path.stem().string();
   const std::string label = stem.empty() ? path : stem;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(fs_path, ec)) {
-    const std::string why = ec ? ec.message()
-                            : std::filesystem::exists(fs_path, ec)
-                                ? std::string("not a regular file")
-                                : std::string("no such file");
-    throw Error(OneLine("profile " + label + ": cannot read '" + path + "': " + why));
+  std::string text;
+  try {
+    text = ReadInputFile(path,
+                         "profile " + label + ": cannot read '" + path + "': ", InputKind::kYaml);
+  } catch (const Error& e) {
+    throw Error(OneLine(e.what()));
   }
-  std::ifstream in(fs_path, std::ios::binary);
-  if (!in.is_open()) {
-    throw Error(OneLine("profile " + label + ": cannot open '" + path + "'"));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in.good() && !in.eof()) {
-    throw Error(OneLine("profile " + label + ": cannot read '" + path + "'"));
-  }
-  return ParseProfile(text.str(), stem);
+  return ParseProfile(text, stem);
 }
 
 NicProfile BuiltinProfile(const std::string& name) {

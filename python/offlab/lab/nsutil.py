@@ -56,13 +56,41 @@ def run(argv: list[str], check: bool = True) -> subprocess.CompletedProcess[str]
     return r
 
 
+# Interface names as the kernel accepts them (net/core/dev.c dev_valid_name, v6.18): at most
+# IFNAMSIZ-1 = 15 bytes, not "." or "..", no '/', ':' or whitespace. The lab is stricter
+# (a portable character set) so no name can be read as an option or a shell word.
+_IFNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}")
+# Namespace names as iproute2 accepts them (ip/ipnetns.c is_valid_netns_name: no '/', not
+# "." or ".."; a file under /run/netns, so NAME_MAX), with the lab's own prefix.
+_NETNS = re.compile(rf"{PREFIX}[0-9]+-[0-9]+-[A-Za-z0-9_-]{{1,32}}")
+# `ip link` keywords followed by an interface name.
+_NAME_KEYWORDS = frozenset({"name", "dev", "peer", "master", "link"})
+
+
+def valid_ifname(name: str) -> str:
+    """`name` if the kernel (and the lab) accept it as an interface name; LabError otherwise."""
+    if not _IFNAME.fullmatch(name):
+        raise LabError(f"interface name {name!r}: 1-15 of letters, digits, '_', '.', '-'")
+    return name
+
+
+def owned_netns(name: str) -> str:
+    """`name` if it is a namespace name the lab makes (and so may delete); LabError otherwise."""
+    if not _NETNS.fullmatch(name):
+        raise LabError(f"namespace {name!r} is not a lab namespace ({PREFIX}PID-N-NAME)")
+    return name
+
+
 class Netns:
     """One namespace: runs `ip` in it, and enters it to open sockets or read /proc."""
 
     def __init__(self, name: str) -> None:
-        self.name = name
+        self.name = owned_netns(name)
 
     def ip(self, *args: str) -> str:
+        for keyword, value in itertools.pairwise(args):
+            if keyword in _NAME_KEYWORDS and args[0] == "link":
+                valid_ifname(value)
         return run(["ip", "-n", self.name, *args]).stdout
 
     @contextlib.contextmanager
@@ -121,7 +149,7 @@ def reap_stale() -> None:
     for name in lab_namespaces():
         m = re.match(rf"{PREFIX}(\d+)-", name)
         if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
-            run(["ip", "netns", "del", name], check=False)
+            run(["ip", "netns", "del", owned_netns(name)], check=False)
 
 
 class Lab:
@@ -179,6 +207,9 @@ class Lab:
                 errors.append(str(e))
         while self.namespaces:
             ns = self.namespaces.pop()
+            if not ns.name.startswith(self.prefix + "-"):
+                errors.append(f"{ns.name}: not made by this run; left alone")
+                continue
             r = run(["ip", "netns", "del", ns.name], check=False)
             if r.returncode != 0 and os.path.exists(os.path.join(_NETNS_DIR, ns.name)):
                 errors.append(r.stderr.strip())
