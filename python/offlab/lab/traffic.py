@@ -94,7 +94,9 @@ def udp_listener(lab: Lab, ns: Netns, port: int, v6: bool = False,
     s = lab.own(ns.socket(fam, socket.SOCK_DGRAM))
     if gro:
         s.setsockopt(SOL_UDP, UDP_GRO, 1)
-    s.bind(("::" if v6 else "0.0.0.0", port))
+    # The socket lives in a throw-away lab namespace (ns.socket): "all interfaces" there are
+    # the lab's own veth/VXLAN links, unreachable from the host's network.
+    s.bind(("::" if v6 else "0.0.0.0", port))  # nosec B104
     s.setblocking(False)
     return s
 
@@ -102,7 +104,8 @@ def udp_listener(lab: Lab, ns: Netns, port: int, v6: bool = False,
 def tcp_listener(lab: Lab, ns: Netns, port: int, v6: bool = False) -> socket.socket:
     s = lab.own(ns.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_STREAM))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("::" if v6 else "0.0.0.0", port))
+    # Inside a lab namespace, as above.
+    s.bind(("::" if v6 else "0.0.0.0", port))  # nosec B104
     s.listen(8)
     s.setblocking(False)
     return s
