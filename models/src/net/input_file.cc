@@ -68,8 +68,7 @@ std::string ReadInputFile(const std::string& path, const std::string& prefix, In
   // then refuses it (no window between the check and the read).
   Fd f{open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
   if (f.fd < 0) {
-    const int err = errno;
-    throw Error(prefix + (err == ENOENT ? std::string("no such file") : std::strerror(err)));
+    throw Error(prefix + std::strerror(errno));
   }
   struct stat st {};
   if (fstat(f.fd, &st) != 0) throw Error(prefix + std::strerror(errno));
