@@ -91,7 +91,7 @@ def test_scapy_round_trip() -> None:
         (["dissect", "zz"], "not a hex frame"),
         (["dissect", "--pcap", "/nonexistent.pcap"], "no such file"),
         (["profiles", "nope"], "no built-in profile"),
-        (["profiles", "/nonexistent/x.yaml"], "cannot read"),
+        (["profiles", "/nonexistent/x.yaml"], "no such file"),
         (["dissect"], "give a hex frame"),
     ],
 )

@@ -259,7 +259,7 @@ def test_bad_input_fails_with_one_line_and_writes_nothing(tmp_path: Path) -> Non
     vdev = ["--vdev", f"net_pcap0,tx_pcap={out / 'wire.pcap'}"]
 
     res = replay("tx", str(tmp_path / "missing.pcapng"), eal=vdev)
-    assert_clean_failure(res, ["missing.pcapng", "No such file"], out)
+    assert_clean_failure(res, ["missing.pcapng", "no such file"], out)
 
     corrupt = tmp_path / "corrupt.pcapng"
     corrupt.write_bytes(sample.read_bytes()[:-10])

@@ -177,10 +177,22 @@ def test_both_trace_readers_refuse_a_field_of_the_wrong_type(tmp_path: Path) -> 
     bad.write_bytes(good.replace(b'"op": "send"', b'"op": [1, 2]', 1))
     with pytest.raises(trace.TraceError, match="packet 1: op must be a string"):
         trace.read(bad)
+    # The CLI reads the trace in Python first (its bounds); the runner's own C++ reader,
+    # used when offlab-sim runs directly, must refuse it as well.
     res = sim_cli("--replay", str(bad), "--out", str(tmp_path / "out"))
     assert res.returncode != 0
-    assert "packet 1: comment has a field of the wrong type" in res.stderr
+    assert "packet 1: op must be a string" in res.stderr
     assert not (tmp_path / "out").exists()
+    runner = subprocess.run(
+        [str(sim.runner_path()), "--replay", str(bad), "--out", str(tmp_path / "out2")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert runner.returncode != 0
+    assert "packet 1: comment has a field of the wrong type" in runner.stderr
+    assert not (tmp_path / "out2").exists()
 
 
 @pytest.mark.parametrize("nic", ["connectx6dx", "x710"])
