@@ -28,7 +28,7 @@ from . import unixctl
 TOOLS = ("ovsdb-tool", "ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovs-ofctl")
 # Where a tool sits in an installed tree or an OVS build tree (DIR/vswitchd/ovs-vswitchd, ...).
 _SUBDIRS = ("", "sbin", "bin", "vswitchd", "ovsdb", "utilities")
-_SCHEMA_DIRS = ("", "vswitchd", "share/openvswitch", "../share/openvswitch", "/usr/share/openvswitch")
+_SCHEMA_DIRS = ("", "vswitchd", "share/openvswitch", "../share/openvswitch")
 
 
 class OvsSandboxError(RuntimeError):
