@@ -1,6 +1,7 @@
 #include "offlab/ovs/flow.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 
@@ -97,14 +98,37 @@ NatSpec ParseNat(const std::string& inner) {
   return n;
 }
 
+// The reserved OpenFlow ports offlab models, by their ovs-ofctl names (any
+// case: openvswitch/ovs v3.1.0 lib/ofp-port.c:118-132, 197-202).
+std::optional<ActionType> ReservedPort(const std::string& s) {
+  std::string up;
+  for (char c : s) up.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  if (up == "NORMAL") return ActionType::kNormal;
+  if (up == "FLOOD" || up == "ALL") return ActionType::kFlood;
+  if (up == "IN_PORT") return ActionType::kInPort;
+  if (up == "CONTROLLER") return ActionType::kController;
+  return std::nullopt;
+}
+
+// An output action to `target`: a reserved port or a port name or number.
+Action OutputTo(const std::string& target, const PortResolver& ports) {
+  Action act;
+  if (auto reserved = ReservedPort(target)) {
+    act.type = *reserved;
+  } else {
+    act.type = ActionType::kOutput;
+    act.port = ports(target);
+  }
+  return act;
+}
+
 Action ParseAction(const std::string& a, const PortResolver& ports) {
   Action act;
   auto arg = [&](const std::string& prefix) { return a.substr(prefix.size()); };
   auto starts = [&](const char* p) { return a.rfind(p, 0) == 0; };
   bool v6 = false;
   if (starts("output:")) {
-    act.type = ActionType::kOutput;
-    act.port = ports(arg("output:"));
+    act = OutputTo(arg("output:"), ports);
   } else if (starts("tnl_push:")) {
     act.type = ActionType::kTnlPush;
     act.port = ports(arg("tnl_push:"));
@@ -199,6 +223,14 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
       } else {
         throw Error("ct: unknown argument '" + part + "'");
       }
+    }
+  } else if (!a.empty() && a.find_first_of(":(=") == std::string::npos) {
+    // ovs-ofctl takes any other word that names a port as `output:` to it
+    // (openvswitch/ovs v3.1.0 lib/ofp-actions.c:9433-9434, ofpacts_parse__).
+    try {
+      act = OutputTo(a, ports);
+    } catch (const Error&) {
+      throw Error("unknown action '" + a + "'");
     }
   } else {
     throw Error("unknown action '" + a + "'");
