@@ -152,7 +152,13 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
     }
   } else if (starts("mod_nw_tos:")) {
     act.type = ActionType::kSetIpv4;
+    // mod_nw_tos sets the DSCP bits and keeps ECN; a value with ECN bits is
+    // refused (openvswitch/ovs v3.1.0 lib/ofp-actions.c:2157-2159,
+    // ofproto/ofproto-dpif-xlate.c:7142-7147).
     act.ipv4.tos = static_cast<uint8_t>(ParseNumber(arg("mod_nw_tos:"), 255, "mod_nw_tos"));
+    if (*act.ipv4.tos & 0x03)
+      throw Error("mod_nw_tos: " + arg("mod_nw_tos:") + ": not a valid TOS");
+    act.ipv4.tos_mask = 0xfc;
   } else if (starts("mod_nw_ttl:")) {
     act.type = ActionType::kSetIpv4;
     act.ipv4.ttl = static_cast<uint8_t>(ParseNumber(arg("mod_nw_ttl:"), 255, "mod_nw_ttl"));

@@ -103,7 +103,11 @@ bool SetIpv4(Packet& p, const Ipv4Set& s) {
   };
   if (s.src) set_addr(hdr::kIpv4SrcOfs, *s.src);
   if (s.dst) set_addr(hdr::kIpv4DstOfs, *s.dst);
-  if (s.tos) WriteIpv4Byte(p, hdr::kIpv4TosOfs, *s.tos);
+  if (s.tos) {
+    const uint8_t old = p.l3()[hdr::kIpv4TosOfs];
+    WriteIpv4Byte(p, hdr::kIpv4TosOfs,
+                  static_cast<uint8_t>((old & ~s.tos_mask) | (*s.tos & s.tos_mask)));
+  }
   if (s.ttl) WriteIpv4Byte(p, hdr::kIpv4TtlOfs, *s.ttl);
   return true;
 }
