@@ -214,8 +214,16 @@ class OvsSandbox:
             timeout=30, check=False,
         )  # fmt: skip
         if r.returncode != 0:
-            msg = (r.stderr.strip() or r.stdout.strip() or f"exit {r.returncode}").splitlines()
-            raise OvsSandboxError(f"{Path(argv[0]).name}: {msg[0]}")
+            # The tool's own message, not the log lines before it
+            # ("2026-...|00001|ofp_actions|WARN|..."), which may add the detail.
+            lines = (r.stderr.strip() or r.stdout.strip() or f"exit {r.returncode}").splitlines()
+            logs = [ln.split("|", 4)[-1] for ln in lines if ln.count("|") >= 4]
+            own = [ln for ln in lines if ln.count("|") < 4] or lines
+            tool = Path(argv[0]).name
+            msg = own[-1].removeprefix(f"{tool}: ")
+            if logs:
+                msg += f" ({'; '.join(logs)})"
+            raise OvsSandboxError(f"{tool}: {msg}")
         return r.stdout
 
     def vsctl(self, *args: str) -> str:
