@@ -342,7 +342,7 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
             // packet goes on with the rest of this action list (v3.1.0
             // ofproto/ofproto-dpif-xlate.c:6395-6398 compose_recirculate_and_fork;
             // the datapath runs recirc on a copy when actions follow:
-            // lib/dpif-netdev.c dp_execute_cb OVS_ACTION_ATTR_RECIRC).
+            // lib/dpif-netdev.c:9010-9028, dp_execute_cb OVS_ACTION_ATTR_RECIRC).
             Packet clone = q;
             clone.md.recirc_id++;
             Process(clone, *a.ct.table, true, depth + 1);

@@ -92,8 +92,9 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
 
 
-class _Stop(Exception):
-    """SIGTERM/SIGHUP while the sandbox runs: unwinds so that close() runs."""
+class _Stop(KeyboardInterrupt):
+    """SIGTERM/SIGHUP while the sandbox runs: unwinds like Ctrl-C, so that
+    close() runs and the CLI ends as it does on Ctrl-C."""
 
 
 class OvsSandbox:
