@@ -203,6 +203,12 @@ def reserved_ports() -> list[Any]:
     back = g[12:24] + g[0:12] + g[24:]
     stp, bcast = "0180c2000000" + g[12:], "ffffffffffff" + g[12:]
     tos = swap(swap(g, "45000068", "45530068"), "433c", "42e9")
+    v6 = bytes(
+        Ether(src="0a:00:00:00:00:01", dst="0a:00:00:00:00:02")
+        / IPv6(src="2001:db8::1", dst="2001:db8::2", hlim=64, tc=0x03)
+        / UDP(sport=1, dport=2)
+        / b"abcd"
+    ).hex()
     three = {"p1": {}, "p2": {}, "p3": {}}
     ct = "in_port=p1,ip,ct_state=-trk,actions=ct(commit,nat(dst=192.168.1.1),table=0),p2"
     xlate = "openvswitch/ovs v3.1.0 ofproto/ofproto-dpif-xlate.c"
@@ -221,6 +227,10 @@ def reserved_ports() -> list[Any]:
          ["actions=NORMAL"], [{"port": "p1", "hex": stp}, {"port": "p1", "hex": bcast}]),
         ("mod_nw_tos keeps the ECN bits", f"{xlate}:7142 (OFPACT_SET_IP_DSCP)",
          ["in_port=p1,actions=mod_nw_tos:84,p2"], [{"port": "p1", "hex": tos}]),
+        ("mod_nw_tos sets an IPv6 traffic class's DSCP", f"{xlate}:7142 (OFPACT_SET_IP_DSCP)",
+         ["in_port=p1,ipv6,actions=mod_nw_tos:84,p2"], [{"port": "p1", "hex": v6}]),
+        ("mod_nw_ttl sets an IPv6 hop limit", f"{xlate}:7158 (OFPACT_SET_IP_TTL)",
+         ["in_port=p1,ipv6,actions=mod_nw_ttl:7,p2"], [{"port": "p1", "hex": v6}]),
     ]  # fmt: skip
     out = []
     for n, src, flows, frames in cases:

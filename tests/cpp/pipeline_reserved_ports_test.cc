@@ -120,5 +120,22 @@ TEST(PipelineReservedPorts, ModNwTosKeepsEcn) {
   EXPECT_THROW(br.AddFlow("actions=mod_nw_tos:85,p2"), Error);
 }
 
+TEST(PipelineReservedPorts, ModNwTosAndTtlApplyToIpv6) {
+  // IPv6 2001:db8::1 > ::2, traffic class 0x03, hop limit 64, UDP 1 > 2 "abcd".
+  const std::string v6 =
+      "0a00000000020a000000000186dd60300000000c114020010db8000000000000000000000001"
+      "20010db800000000000000000000000200010002000cdf9761626364";
+  Pipeline br;
+  AddThreePorts(br);
+  br.AddFlow("in_port=p1,ipv6,actions=mod_nw_tos:84,mod_nw_ttl:7,p2");
+  const auto out = br.Receive("p1", FromHex(v6));
+  ASSERT_EQ(out.size(), 1u);
+  // Traffic class 0x57 (DSCP 0x54, ECN kept), hop limit 7; nothing else.
+  std::string want = v6;
+  want.replace(28, 4, "6570");
+  want.replace(42, 2, "07");
+  EXPECT_EQ(ToHex(out[0].frame), want);
+}
+
 }  // namespace
 }  // namespace offlab

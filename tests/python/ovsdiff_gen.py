@@ -62,8 +62,7 @@ def _rewrite(draw: st.DrawFn, l3: str, l4: str) -> str:
     """A field rewrite valid for a flow that matches l3/l4."""
     v6 = l3 == "ipv6"
     choices = ["mod_dl_src", "mod_dl_dst", "dec_ttl", "mod_nw_src", "mod_nw_dst"]
-    if not v6:
-        choices += ["mod_nw_tos", "mod_nw_ttl"]
+    choices += ["mod_nw_tos", "mod_nw_ttl"]  # IPv4 TOS/TTL or IPv6 traffic class/hop limit
     if l4 in ("tcp", "udp"):
         choices += ["mod_tp_src", "mod_tp_dst", "set_field_tp"]
     kind = draw(st.sampled_from(choices))

@@ -151,17 +151,21 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
       (starts("mod_nw_src:") ? act.ipv4.src : act.ipv4.dst) = V4(ip);
     }
   } else if (starts("mod_nw_tos:")) {
-    act.type = ActionType::kSetIpv4;
-    // mod_nw_tos sets the DSCP bits and keeps ECN; a value with ECN bits is
-    // refused (openvswitch/ovs v3.1.0 lib/ofp-actions.c:2157-2159,
-    // ofproto/ofproto-dpif-xlate.c:7142-7147).
+    // mod_nw_tos sets the DSCP bits and keeps ECN, of IPv4 or IPv6 alike; a
+    // value with ECN bits is refused (openvswitch/ovs v3.1.0
+    // lib/ofp-actions.c:2157-2159, ofproto/ofproto-dpif-xlate.c:7142-7147).
+    act.type = ActionType::kSetIpAny;
     act.ipv4.tos = static_cast<uint8_t>(ParseNumber(arg("mod_nw_tos:"), 255, "mod_nw_tos"));
     if (*act.ipv4.tos & 0x03)
       throw Error("mod_nw_tos: " + arg("mod_nw_tos:") + ": not a valid TOS");
     act.ipv4.tos_mask = 0xfc;
+    act.ipv6.tclass = act.ipv4.tos;
+    act.ipv6.tclass_mask = 0xfc;
   } else if (starts("mod_nw_ttl:")) {
-    act.type = ActionType::kSetIpv4;
+    // The IPv4 TTL or the IPv6 hop limit (ofproto-dpif-xlate.c:7158-7163).
+    act.type = ActionType::kSetIpAny;
     act.ipv4.ttl = static_cast<uint8_t>(ParseNumber(arg("mod_nw_ttl:"), 255, "mod_nw_ttl"));
+    act.ipv6.hlimit = act.ipv4.ttl;
   } else if (starts("mod_tp_src:")) {
     act.type = ActionType::kSetL4Ports;
     act.tp_src = static_cast<uint16_t>(ParseNumber(arg("mod_tp_src:"), 65535, "mod_tp_src"));

@@ -290,6 +290,9 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
       case ActionType::kSetIpv6:
         SetIpv6(p, a.ipv6);
         break;
+      case ActionType::kSetIpAny:
+        if (!SetIpv4(p, a.ipv4)) SetIpv6(p, a.ipv6);
+        break;
       case ActionType::kSetL4Ports:
         SetL4Ports(p, a.tp_src, a.tp_dst);
         break;

@@ -57,6 +57,7 @@ enum class ActionType : uint8_t {
   kSetEth,
   kSetIpv4,
   kSetIpv6,
+  kSetIpAny,  // IPv4 or IPv6, whichever the packet carries (mod_nw_tos, mod_nw_ttl)
   kSetL4Ports,
   kDecTtl,
   kSetEcnCe,
