@@ -39,6 +39,26 @@ else
   say "system packages present"
 fi
 
+# Open vSwitch for `offlab ovs-diff` (python/offlab/ovsdiff): its daemons run only
+# inside the harness's private sandbox, so the package's own service must not start.
+# A policy-rc.d that refuses every start covers the install, and is removed after
+# (one that was already there is left as it was).
+if ! dpkg-query -W -f='${Status}' openvswitch-switch 2>/dev/null | grep -q "install ok installed"; then
+  say "installing openvswitch-switch (its service is not started)"
+  policy=/usr/sbin/policy-rc.d
+  own_policy=""
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy"
+    own_policy=1
+    trap '$SUDO rm -f "$policy"' EXIT
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q >/dev/null || die "apt-get update failed"
+  $SUDO apt-get install -y -q --no-install-recommends openvswitch-switch >/dev/null \
+    || die "apt-get install failed for: openvswitch-switch"
+  if [ -n "$own_policy" ]; then $SUDO rm -f "$policy"; trap - EXIT; fi
+fi
+
 if [ ! -x .venv/bin/python ]; then
   say "creating .venv"
   python3 -m venv .venv || die "python3 -m venv failed (is python3-venv installed?)"

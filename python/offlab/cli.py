@@ -195,6 +195,15 @@ def _cmd_lab(args: argparse.Namespace) -> int:
         return 143
 
 
+def _cmd_ovs_diff(args: argparse.Namespace) -> int:
+    from .ovsdiff import run as ovsdiff
+
+    try:
+        return ovsdiff.main(args)
+    except ovsdiff.OvsDiffError as e:
+        raise _core.OfflabError(str(e)) from e
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="offlab", description="Checksum-offload semantics of an OVS-like datapath."
@@ -285,6 +294,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     _lab_arguments(lb)
     lb.set_defaults(func=_cmd_lab)
+    od = sub.add_parser(
+        "ovs-diff",
+        help="compare offlab with a real ovs-vswitchd on the same bridge and frames",
+        description="Runs each case (bridge, flows, frames) through a private ovs-vswitchd "
+        "with the dummy datapath and through offlab's Pipeline, and compares every frame "
+        "sent, drops and coverage counters (docs/ovs-diff.md). Exits 1 on any unexplained "
+        "difference.",
+    )
+    from .ovsdiff.run import add_arguments as _ovs_diff_arguments
+
+    _ovs_diff_arguments(od)
+    od.set_defaults(func=_cmd_ovs_diff)
     f = sub.add_parser("faults", help="list the seeded historical bugs (OVS, DPDK)")
     f.set_defaults(func=_cmd_faults)
     return p

@@ -1,6 +1,7 @@
 #include "offlab/ovs/flow.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 
@@ -97,14 +98,37 @@ NatSpec ParseNat(const std::string& inner) {
   return n;
 }
 
+// The reserved OpenFlow ports offlab models, by their ovs-ofctl names (any
+// case: openvswitch/ovs v3.1.0 lib/ofp-port.c:118-132, 197-202).
+std::optional<ActionType> ReservedPort(const std::string& s) {
+  std::string up;
+  for (char c : s) up.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  if (up == "NORMAL") return ActionType::kNormal;
+  if (up == "FLOOD" || up == "ALL") return ActionType::kFlood;
+  if (up == "IN_PORT") return ActionType::kInPort;
+  if (up == "CONTROLLER") return ActionType::kController;
+  return std::nullopt;
+}
+
+// An output action to `target`: a reserved port or a port name or number.
+Action OutputTo(const std::string& target, const PortResolver& ports) {
+  Action act;
+  if (auto reserved = ReservedPort(target)) {
+    act.type = *reserved;
+  } else {
+    act.type = ActionType::kOutput;
+    act.port = ports(target);
+  }
+  return act;
+}
+
 Action ParseAction(const std::string& a, const PortResolver& ports) {
   Action act;
   auto arg = [&](const std::string& prefix) { return a.substr(prefix.size()); };
   auto starts = [&](const char* p) { return a.rfind(p, 0) == 0; };
   bool v6 = false;
   if (starts("output:")) {
-    act.type = ActionType::kOutput;
-    act.port = ports(arg("output:"));
+    act = OutputTo(arg("output:"), ports);
   } else if (starts("tnl_push:")) {
     act.type = ActionType::kTnlPush;
     act.port = ports(arg("tnl_push:"));
@@ -127,11 +151,21 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
       (starts("mod_nw_src:") ? act.ipv4.src : act.ipv4.dst) = V4(ip);
     }
   } else if (starts("mod_nw_tos:")) {
-    act.type = ActionType::kSetIpv4;
+    // mod_nw_tos sets the DSCP bits and keeps ECN, of IPv4 or IPv6 alike; a
+    // value with ECN bits is refused (openvswitch/ovs v3.1.0
+    // lib/ofp-actions.c:2157-2159, ofproto/ofproto-dpif-xlate.c:7142-7147).
+    act.type = ActionType::kSetIpAny;
     act.ipv4.tos = static_cast<uint8_t>(ParseNumber(arg("mod_nw_tos:"), 255, "mod_nw_tos"));
+    if (*act.ipv4.tos & 0x03)
+      throw Error("mod_nw_tos: " + arg("mod_nw_tos:") + ": not a valid TOS");
+    act.ipv4.tos_mask = 0xfc;
+    act.ipv6.tclass = act.ipv4.tos;
+    act.ipv6.tclass_mask = 0xfc;
   } else if (starts("mod_nw_ttl:")) {
-    act.type = ActionType::kSetIpv4;
+    // The IPv4 TTL or the IPv6 hop limit (ofproto-dpif-xlate.c:7158-7163).
+    act.type = ActionType::kSetIpAny;
     act.ipv4.ttl = static_cast<uint8_t>(ParseNumber(arg("mod_nw_ttl:"), 255, "mod_nw_ttl"));
+    act.ipv6.hlimit = act.ipv4.ttl;
   } else if (starts("mod_tp_src:")) {
     act.type = ActionType::kSetL4Ports;
     act.tp_src = static_cast<uint16_t>(ParseNumber(arg("mod_tp_src:"), 65535, "mod_tp_src"));
@@ -199,6 +233,14 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
       } else {
         throw Error("ct: unknown argument '" + part + "'");
       }
+    }
+  } else if (!a.empty() && a.find_first_of(":(=") == std::string::npos) {
+    // ovs-ofctl takes any other word that names a port as `output:` to it
+    // (openvswitch/ovs v3.1.0 lib/ofp-actions.c:9433-9434, ofpacts_parse__).
+    try {
+      act = OutputTo(a, ports);
+    } catch (const Error&) {
+      throw Error("unknown action '" + a + "'");
     }
   } else {
     throw Error("unknown action '" + a + "'");

@@ -290,6 +290,9 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
       case ActionType::kSetIpv6:
         SetIpv6(p, a.ipv6);
         break;
+      case ActionType::kSetIpAny:
+        if (!SetIpv4(p, a.ipv4)) SetIpv6(p, a.ipv6);
+        break;
       case ActionType::kSetL4Ports:
         SetL4Ports(p, a.tp_src, a.tp_dst);
         break;
@@ -338,14 +341,31 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
         const std::vector<Action> rest(&a + 1, actions.data() + actions.size());
         for (Packet& q : out) {
           if (a.ct.table) {
-            q.md.recirc_id++;
-            Process(q, *a.ct.table, true, depth + 1);
-          } else {
-            Execute(q, rest, depth);
+            // ct(table=N) forks: a clone recirculates to table N, and the
+            // packet goes on with the rest of this action list (v3.1.0
+            // ofproto/ofproto-dpif-xlate.c:6395-6398 compose_recirculate_and_fork;
+            // the datapath runs recirc on a copy when actions follow:
+            // lib/dpif-netdev.c:9010-9028, dp_execute_cb OVS_ACTION_ATTR_RECIRC).
+            Packet clone = q;
+            clone.md.recirc_id++;
+            Process(clone, *a.ct.table, true, depth + 1);
           }
+          // The rest of the list sees the packet untracked: xlate clears the
+          // conntrack fields after ct() (ofproto-dpif-xlate.c:6402-6407).
+          q.md.ct_state = 0;
+          Execute(q, rest, depth);
         }
         return;
       }
+      case ActionType::kNormal:
+        Normal(p, depth);
+        break;
+      case ActionType::kFlood:
+        Flood(p, depth);
+        break;
+      case ActionType::kInPort:
+        Output(p.md.in_port, p, depth);
+        break;
       case ActionType::kRecirc:
         p.md.recirc_id++;
         Process(p, a.table, true, depth + 1);

@@ -103,7 +103,11 @@ bool SetIpv4(Packet& p, const Ipv4Set& s) {
   };
   if (s.src) set_addr(hdr::kIpv4SrcOfs, *s.src);
   if (s.dst) set_addr(hdr::kIpv4DstOfs, *s.dst);
-  if (s.tos) WriteIpv4Byte(p, hdr::kIpv4TosOfs, *s.tos);
+  if (s.tos) {
+    const uint8_t old = p.l3()[hdr::kIpv4TosOfs];
+    WriteIpv4Byte(p, hdr::kIpv4TosOfs,
+                  static_cast<uint8_t>((old & ~s.tos_mask) | (*s.tos & s.tos_mask)));
+  }
   if (s.ttl) WriteIpv4Byte(p, hdr::kIpv4TtlOfs, *s.ttl);
   return true;
 }
@@ -140,7 +144,11 @@ bool SetIpv6(Packet& p, const Ipv6Set& s) {
   if (s.src) set_addr(hdr::kIpv6SrcOfs, *s.src, false);
   if (s.dst) set_addr(hdr::kIpv6DstOfs, *s.dst, true);
   uint32_t w = GetBe32(ip);
-  if (s.tclass) w = (w & 0xf00fffffu) | (uint32_t{*s.tclass} << 20);
+  if (s.tclass) {
+    const uint32_t tc =
+        ((w >> 20) & ~uint32_t{s.tclass_mask} & 0xffu) | (*s.tclass & s.tclass_mask);
+    w = (w & 0xf00fffffu) | (tc << 20);
+  }
   if (s.flow_label) w = (w & 0xfff00000u) | (*s.flow_label & 0xfffffu);
   PutBe32(ip, w);
   if (s.hlimit) ip[hdr::kIpv6HlimOfs] = *s.hlimit;

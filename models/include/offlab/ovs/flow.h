@@ -1,6 +1,9 @@
 // Flow rules: a match on the packet and its metadata, and a list of actions,
 // written in a subset of ovs-ofctl syntax, e.g.
 //   "in_port=p1,tcp,tp_dst=5201,actions=mod_tp_dst:2222,output:t1"
+// As in ovs-ofctl, a bare port name or number is an output action and the
+// reserved ports NORMAL, FLOOD, ALL and IN_PORT are actions too
+// (openvswitch/ovs v3.1.0 lib/ofp-actions.c:9291-9310, ofpacts_parse_action).
 #pragma once
 
 #include <functional>
@@ -54,6 +57,7 @@ enum class ActionType : uint8_t {
   kSetEth,
   kSetIpv4,
   kSetIpv6,
+  kSetIpAny,  // IPv4 or IPv6, whichever the packet carries (mod_nw_tos, mod_nw_ttl)
   kSetL4Ports,
   kDecTtl,
   kSetEcnCe,
@@ -64,6 +68,9 @@ enum class ActionType : uint8_t {
   kResubmit,    // look up in `table` without re-parsing
   kController,  // upcall to the controller: every partial is finished first
   kDrop,
+  kNormal,  // the MAC-learning switch (OFPP_NORMAL)
+  kFlood,   // every port but the input port (OFPP_FLOOD; OFPP_ALL here too)
+  kInPort,  // back out of the input port (OFPP_IN_PORT)
 };
 
 struct Action {

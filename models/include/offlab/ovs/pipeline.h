@@ -135,12 +135,15 @@ class Pipeline {
   void Process(Packet& p, uint8_t table, bool reparse, int depth);
   void Execute(Packet& p, const std::vector<Action>& actions, int depth);
   void Output(uint32_t ofport, Packet p, int depth);
+  void Normal(const Packet& p, int depth);  // normal.cc
+  void Flood(const Packet& p, int depth);
   Port& PortRef(uint32_t ofport);
   const Port& PortByName(const std::string& name) const;
 
   PipelineConfig cfg_;
   std::map<uint32_t, std::unique_ptr<Port>> ports_;
   std::vector<Rule> rules_;
+  std::map<MacAddr, uint32_t> mac_table_;  // NORMAL's learned MACs: port of each source
   Counters counters_;
   std::vector<std::string> events_;
   std::vector<Sent> sent_;

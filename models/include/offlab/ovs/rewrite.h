@@ -16,11 +16,13 @@ namespace offlab {
 struct Ipv4Set {
   std::optional<std::array<uint8_t, 4>> src, dst;
   std::optional<uint8_t> tos, ttl;
+  uint8_t tos_mask = 0xff;  // the bits of `tos` written (mod_nw_tos: the DSCP bits only)
 };
 struct Ipv6Set {
   std::optional<IpAddr> src, dst;
   std::optional<uint8_t> tclass, hlimit;
   std::optional<uint32_t> flow_label;
+  uint8_t tclass_mask = 0xff;  // the bits of `tclass` written (mod_nw_tos: the DSCP bits only)
 };
 
 // Each returns true if the packet had the header and it was written.
