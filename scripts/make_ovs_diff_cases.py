@@ -21,6 +21,15 @@ from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
+
+class _NoAliases(yaml.SafeDumper):
+    """Writes shared values out in full: offlab's YAML readers refuse anchors and aliases
+    (docs/security.md)."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        return True
+
+
 OUT = Path(__file__).resolve().parent.parent / "python/offlab/ovsdiff/cases"
 SRC = "openvswitch/ovs d6a632a9b16e tests/dpif-netdev.at"
 PAY = bytes(range(64))
@@ -254,7 +263,8 @@ def main() -> None:
     for name, cases in files.items():
         origin = "by hand" if name == "reserved-ports.yaml" else f"from {SRC}"
         head = f"# Written by scripts/make_ovs_diff_cases.py {origin}; see docs/ovs-diff.md.\n"
-        (OUT / name).write_text(head + yaml.safe_dump({"cases": cases}, sort_keys=False, width=200))
+        text = yaml.dump({"cases": cases}, Dumper=_NoAliases, sort_keys=False, width=200)
+        (OUT / name).write_text(head + text)
         print(f"{OUT / name}: {len(cases)} cases")
 
 

@@ -31,6 +31,7 @@ TRACE = (REPO / "traces" / "tcp-partial.pcapng").read_bytes()
 SCENARIO = (REPO / "sim" / "scenarios" / "default.yaml").read_text()
 SWEEP = (REPO / "sim" / "sweeps" / "nic-matrix.yaml").read_text()
 PROFILE = (REPO / "models" / "profiles" / "e810.yaml").read_text()
+CASES = (REPO / "python" / "offlab" / "ovsdiff" / "cases" / "reserved-ports.yaml").read_text()
 DEFAULT_EXAMPLES = 110
 EXAMPLES = int(os.environ.get("OFFLAB_ROBUST_EXAMPLES", DEFAULT_EXAMPLES))
 RUNS: dict[str, int] = {}
@@ -158,6 +159,7 @@ def _argv(cmd: str, path: str) -> list[str]:
         "sim-replay": ["sim", "--replay", path],
         "sweep": ["sweep", path, "-q"],
         "profiles": ["profiles", path],
+        "ovs-diff": ["ovs-diff", path],
         "verify": ["verify", "--profile", path],
         "replay-tx": ["replay", "tx", path, "--", "--no-huge", "--no-pci"],
         "replay-check": ["replay", "check", path, "--", "--no-huge", "--no-pci"],
@@ -229,6 +231,7 @@ YAML_CASES: list[tuple[str, str, Callable[[], str]]] = [
     ("sweep", "w.yaml", lambda: SWEEP),
     ("profiles", "p.yaml", lambda: PROFILE),
     ("verify", "p.yaml", lambda: PROFILE),
+    ("ovs-diff", "c.yaml", lambda: CASES),
 ]
 
 
@@ -259,6 +262,10 @@ def _still_valid(cmd: str, payload: bytes) -> bool:
         try:
             if cmd in ("profiles", "verify"):
                 load_profile_file(f)
+            elif cmd == "ovs-diff":
+                from offlab.ovsdiff.spec import load
+
+                load(f)
             elif cmd == "sim":
                 check_scenario(f)
                 r = subprocess.run(
@@ -272,7 +279,17 @@ def _still_valid(cmd: str, payload: bytes) -> bool:
     return True
 
 
-ALL = ["dissect", "sim", "sim-replay", "sweep", "profiles", "verify", "replay-tx", "replay-check"]
+ALL = [
+    "dissect",
+    "sim",
+    "sim-replay",
+    "sweep",
+    "profiles",
+    "verify",
+    "replay-tx",
+    "replay-check",
+    "ovs-diff",
+]
 
 
 def _ext(cmd: str) -> str:

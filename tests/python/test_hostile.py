@@ -182,6 +182,7 @@ WIDE = "vary:\n" + "".join(f"  x{i}: [{', '.join(map(str, range(10)))}]\n" for i
         (["sweep"], "w.yaml"),
         (["profiles"], "p.yaml"),
         (["verify", "--no-kernel", "--profile"], "p.yaml"),
+        (["ovs-diff"], "c.yaml"),
     ],
 )
 @pytest.mark.parametrize(("bomb", "needle"), [(LAUGHS, "aliases"), (DEEP, "nested")])
@@ -218,13 +219,15 @@ def test_scenario_duration_at_line_rate_ceiling(box: Path) -> None:
         ["sweep", "{}"],
         ["profiles", "{}"],
         ["verify", "--no-kernel", "--profile", "{}"],
+        ["ovs-diff", "{}"],
     ],
 )
 @pytest.mark.parametrize("kind", ["fifo", "chardev"])
 def test_fifos_and_devices_are_refused_without_blocking(
     box: Path, argv: list[str], kind: str
 ) -> None:
-    yaml_cmd = argv[0] in ("sim", "sweep", "profiles", "verify") and "--replay" not in argv
+    yaml_cmd = argv[0] in ("sim", "sweep", "profiles", "verify", "ovs-diff")
+    yaml_cmd = yaml_cmd and "--replay" not in argv
     ext = ".yaml" if yaml_cmd else ".pcapng"
     path = box / f"in{ext}"
     if kind == "fifo":
@@ -306,3 +309,54 @@ def test_lab_ip_link_names_are_checked_before_ip_runs(monkeypatch: pytest.Monkey
     with pytest.raises(nsutil.LabError):
         ns.ip("link", "add", "name", "a;reboot", "type", "veth", "peer", "name", "b")
     assert ran == []
+
+
+# ------------------------------------------------------------------ the ovs-diff daemons
+
+
+def _daemons(pid: int) -> dict[str, int]:
+    """The children of `pid` that are OVS daemons, by name."""
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    found = {}
+    for child in map(int, out.split()):
+        try:
+            name = Path(f"/proc/{child}/comm").read_text().strip()
+        except OSError:
+            continue  # a short-lived helper (ovsdb-tool, ovs-vsctl) already gone
+        if name in ("ovsdb-server", "ovs-vswitchd"):
+            found[name] = child
+    return found
+
+
+@pytest.mark.skipif(
+    not Path("/usr/sbin/ovs-vswitchd").exists(), reason="no ovs-vswitchd (openvswitch-switch)"
+)
+def test_ovs_diff_sigterm_leaves_no_daemon(box: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "offlab.cli", "ovs-diff"],
+        cwd=box,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        daemons: dict[str, int] = {}
+        while len(daemons) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            daemons = _daemons(proc.pid)
+            time.sleep(0.05)
+        assert len(daemons) == 2, "the harness never started ovsdb-server and ovs-vswitchd"
+        cmdline = Path(f"/proc/{daemons['ovsdb-server']}/cmdline").read_bytes().split(b"\0")
+        remote = next(a for a in cmdline if a.startswith(b"--remote=punix:"))
+        rundir = Path(os.fsdecode(remote[len(b"--remote=punix:") :])).parent
+        assert rundir.is_dir()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=TIMEOUT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    assert "Traceback" not in err
+    for name, pid in daemons.items():
+        assert not Path(f"/proc/{pid}").exists(), f"{name} ({pid}) survived SIGTERM"
+    assert not rundir.exists(), f"{rundir} left behind"

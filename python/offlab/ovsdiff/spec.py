@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from .. import safeio
+from .._core import OfflabError
 
 BRIDGE = "br0"  # the harness's bridge: no port may take its name
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$")  # IFNAMSIZ - 1
@@ -174,10 +175,10 @@ def load(path: str | Path) -> list[Case]:
     """Every case in a case file; raises SpecError (one line) or OSError."""
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        first = str(e).splitlines()[0] if str(e) else "syntax error"
-        raise SpecError(f"{path}: not YAML ({first})") from e
+        # Case files travel with bug reports: bounded, alias-free YAML (docs/security.md).
+        raw = safeio.load_yaml(path, "case file")
+    except OfflabError as e:
+        raise SpecError(str(e)) from None
     if isinstance(raw, dict) and "cases" in raw:
         items = raw["cases"]
         if not isinstance(items, list):
