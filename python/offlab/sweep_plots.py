@@ -115,24 +115,31 @@ def _bars(ax: Any, table: Any, vary: list[str], metric: str, title: str) -> None
         )
 
 
-def plot(name: str, vary: list[str], table: Any, out: Path) -> list[Path]:
-    """Writes goodput.{png,svg} and cpu.{png,svg} to out; returns the paths."""
-    written = []
+def figure(name: str, vary: list[str], table: Any, stem: str) -> Any:
+    """The matplotlib figure of one of PANELS (`goodput` or `cpu`), laid out."""
     if len(vary) == 1:
         n_cols, col_w = len(table), 1.1
     else:
         labels = _grid(table, vary, PANELS["goodput"][0][0])[2]
         n_cols, col_w = len(labels), _label_width_in(labels)
     width = min(24.0, max(6.0, col_w * n_cols + 3.0))
-    for stem, panels in PANELS.items():
-        fig, axes = plt.subplots(
-            len(panels), 1, figsize=(width, 3.2 * len(panels) + 0.6), squeeze=False
-        )
-        for ax, (metric, title) in zip(axes[:, 0], panels, strict=True):
-            draw = _bars if len(vary) == 1 else _heatmap
-            draw(ax, table, vary, metric, title)
-        fig.suptitle(f"sweep {name}")
-        fig.tight_layout()
+    panels = PANELS[stem]
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(width, 3.2 * len(panels) + 0.6), squeeze=False
+    )
+    for ax, (metric, title) in zip(axes[:, 0], panels, strict=True):
+        draw = _bars if len(vary) == 1 else _heatmap
+        draw(ax, table, vary, metric, title)
+    fig.suptitle(f"sweep {name}")
+    fig.tight_layout()
+    return fig
+
+
+def plot(name: str, vary: list[str], table: Any, out: Path) -> list[Path]:
+    """Writes goodput.{png,svg} and cpu.{png,svg} to out; returns the paths."""
+    written = []
+    for stem in PANELS:
+        fig = figure(name, vary, table, stem)
         for ext in ("png", "svg"):
             path = out / f"{stem}.{ext}"
             tmp = path.with_name(f"{stem}.tmp.{ext}")
