@@ -70,9 +70,9 @@ bool Has(uint32_t caps, uint32_t bit) { return (caps & bit) != 0; }
 TEST(NicProfileTest, BuiltinNamesAreTheExpectedSet) {
   const std::vector<std::string> names = BuiltinProfileNames();
   const std::set<std::string> got(names.begin(), names.end());
-  const std::set<std::string> want = {"bluefield2", "connectx5",     "connectx6dx", "dummy",
-                                      "e810",       "ibmveth_trunk", "ixgbe_82599", "pcap",
-                                      "tap",        "virtio",        "x710"};
+  const std::set<std::string> want = {"bluefield2", "connectx5", "connectx6dx",   "dpdk_tap",
+                                      "dummy",      "e810",      "ibmveth_trunk", "ixgbe_82599",
+                                      "pcap",       "tap",       "virtio",        "x710"};
   EXPECT_EQ(got, want);
 }
 
