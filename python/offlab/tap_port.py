@@ -120,6 +120,7 @@ class TapPort:
 
     def send(self, frames: Sequence[bytes]) -> None:
         """Sends frames out of the device: they reach the PMD's receive queue."""
+        self.drain()  # also takes an ENETDOWN left by a PMD that stopped before
         for f in frames:
             if self.sock.send(f) != len(f):
                 raise LabError(f"short send of a {len(f)}-byte frame")
