@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "mbuf_meta.h"
 #include "offlab/net/counters.h"
 #include "offlab/net/dissect.h"
 #include "offlab/net/error.h"
@@ -217,44 +218,6 @@ std::string RewriteDevargs(const std::string& arg) {
   return out;
 }
 
-/*
- * Port capabilities. DPDK's tx_offload_capa bits mapped to offlab's cap::
- * bits (the values of OVS lib/netdev-provider.h `enum netdev_ol_flags`, as
- * OVS lib/netdev-dpdk.c derives them from the same DPDK bits).
- */
-struct CapMap {
-  uint64_t dpdk;
-  uint32_t offlab;
-};
-constexpr CapMap kCapMap[] = {
-    {RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, offlab::cap::kIpv4Cksum},
-    {RTE_ETH_TX_OFFLOAD_TCP_CKSUM, offlab::cap::kTcpCksum},
-    {RTE_ETH_TX_OFFLOAD_UDP_CKSUM, offlab::cap::kUdpCksum},
-    {RTE_ETH_TX_OFFLOAD_SCTP_CKSUM, offlab::cap::kSctpCksum},
-    {RTE_ETH_TX_OFFLOAD_TCP_TSO, offlab::cap::kTcpTso},
-    {RTE_ETH_TX_OFFLOAD_VXLAN_TNL_TSO, offlab::cap::kVxlanTnlTso},
-    {RTE_ETH_TX_OFFLOAD_GENEVE_TNL_TSO, offlab::cap::kGeneveTnlTso},
-    {RTE_ETH_TX_OFFLOAD_GRE_TNL_TSO, offlab::cap::kGreTnlTso},
-    {RTE_ETH_TX_OFFLOAD_OUTER_IPV4_CKSUM, offlab::cap::kOuterIpCksum},
-    {RTE_ETH_TX_OFFLOAD_OUTER_UDP_CKSUM, offlab::cap::kOuterUdpCksum},
-};
-
-uint32_t OfflabCaps(uint64_t tx_offload_capa) {
-  uint32_t caps = 0;
-  for (const CapMap& m : kCapMap) {
-    if (tx_offload_capa & m.dpdk) caps |= m.offlab;
-  }
-  return caps;
-}
-
-uint64_t DpdkTxOffloads(uint32_t caps) {
-  uint64_t o = 0;
-  for (const CapMap& m : kCapMap) {
-    if (caps & m.offlab) o |= m.dpdk;
-  }
-  return o;
-}
-
 uint16_t ResolvePort(const std::string& name) {
   uint16_t id = RTE_MAX_ETHPORTS;
   if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos &&
@@ -286,9 +249,10 @@ void PortInit(uint16_t port, rte_mempool* pool, uint32_t* caps, bool* multi_seg)
   if (ret != 0) throw Error("port " + std::to_string(port) + ": " + rte_strerror(-ret));
 
   rte_eth_conf conf{};
-  *caps = OfflabCaps(info.tx_offload_capa);
+  *caps = hwreplay::OfflabCaps(info.tx_offload_capa);
   *multi_seg = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-  conf.txmode.offloads = DpdkTxOffloads(*caps) | (*multi_seg ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0);
+  conf.txmode.offloads =
+      hwreplay::DpdkTxOffloads(*caps) | (*multi_seg ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0);
   conf.rxmode.offloads =
       info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_CHECKSUM | RTE_ETH_RX_OFFLOAD_OUTER_IPV4_CKSUM |
                               RTE_ETH_RX_OFFLOAD_OUTER_UDP_CKSUM);
@@ -315,154 +279,6 @@ void PortInit(uint16_t port, rte_mempool* pool, uint32_t* caps, bool* multi_seg)
   ret = rte_eth_dev_start(port);
   if (ret < 0) throw Error("port " + std::to_string(port) + ": start: " + rte_strerror(-ret));
   rte_eth_promiscuous_enable(port); /* loopback cables carry any MAC; failure is harmless */
-}
-
-/* Layer length of the L4 header at `l4` (TCP data offset, UDP 8, SCTP 12). */
-uint16_t L4HeaderLen(const Packet& p, uint16_t l4, offlab::L4Proto proto) {
-  if (l4 == offlab::kNoOffset || p.SizeFrom(l4) < 20) {
-    return proto == offlab::L4Proto::kUdp ? 8 : proto == offlab::L4Proto::kSctp ? 12 : 0;
-  }
-  switch (proto) {
-    case offlab::L4Proto::kTcp:
-      return static_cast<uint16_t>((p.data()[l4 + 12] >> 4) * 4);
-    case offlab::L4Proto::kUdp:
-      return 8;
-    case offlab::L4Proto::kSctp:
-      return 12;
-    case offlab::L4Proto::kNone:
-      return 0;
-  }
-  return 0;
-}
-
-bool Ipv4At(const Packet& p, uint16_t l3) {
-  return l3 != offlab::kNoOffset && p.SizeFrom(l3) > 0 && (p.data()[l3] >> 4) == 4;
-}
-
-/*
- * The mbuf metadata of a packet after software completion: every status
- * still partial is a request for the NIC (the DPDK conventions of
- * lib/mbuf/rte_mbuf_core.h; what OVS lib/netdev-dpdk.c requests for the same
- * offloads word). Lengths follow docs/trace-format.md.
- */
-struct TxMeta {
-  uint64_t ol_flags = 0;
-  uint16_t outer_l2_len = 0, outer_l3_len = 0, l2_len = 0, l3_len = 0, l4_len = 0;
-  uint16_t tso_segsz = 0;
-};
-
-TxMeta MbufMeta(const Packet& p) {
-  const offlab::Offloads& o = p.offloads;
-  TxMeta m;
-  auto diff = [](uint16_t a, uint16_t b) -> uint16_t {
-    return a == offlab::kNoOffset || b == offlab::kNoOffset || b < a ? 0 : b - a;
-  };
-  const bool tunnel = o.tunnelled();
-  const Level in = tunnel ? Level::kInner : Level::kOuter;
-  const uint16_t l3 = tunnel ? p.inner_l3_ofs : p.l3_ofs;
-  const uint16_t l4 = tunnel ? p.inner_l4_ofs : p.l4_ofs;
-  uint64_t f = 0;
-  if (o.ip(in) == CsumStatus::kPartial && Ipv4At(p, l3)) f |= RTE_MBUF_F_TX_IP_CKSUM;
-  if (o.l4(in) == CsumStatus::kPartial || p.tso_segsz) {
-    switch (o.l4_proto(in)) {
-      case offlab::L4Proto::kTcp:
-        f |= RTE_MBUF_F_TX_TCP_CKSUM;
-        break;
-      case offlab::L4Proto::kUdp:
-        f |= RTE_MBUF_F_TX_UDP_CKSUM;
-        break;
-      case offlab::L4Proto::kSctp:
-        f |= RTE_MBUF_F_TX_SCTP_CKSUM;
-        break;
-      case offlab::L4Proto::kNone:
-        break;
-    }
-  }
-  if (p.tso_segsz) {
-    /* TSO of IPv4 also asks for the IP checksum of every segment
-     * (rte_mbuf_core.h, RTE_MBUF_F_TX_TCP_SEG). */
-    f |= RTE_MBUF_F_TX_TCP_SEG | (Ipv4At(p, l3) ? RTE_MBUF_F_TX_IP_CKSUM : 0);
-    m.tso_segsz = p.tso_segsz;
-  }
-  if (tunnel) {
-    if (o.ip() == CsumStatus::kPartial && Ipv4At(p, p.l3_ofs)) f |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
-    if (o.l4() == CsumStatus::kPartial && o.tunnel() != TunnelType::kGre) {
-      f |= RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
-    }
-  }
-  if (f) {
-    /* Any request needs the IP version of the header it concerns. */
-    f |= Ipv4At(p, l3) ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6;
-    if (tunnel) {
-      f |= Ipv4At(p, p.l3_ofs) ? RTE_MBUF_F_TX_OUTER_IPV4 : RTE_MBUF_F_TX_OUTER_IPV6;
-      switch (o.tunnel()) {
-        case TunnelType::kVxlan:
-          f |= RTE_MBUF_F_TX_TUNNEL_VXLAN;
-          break;
-        case TunnelType::kGeneve:
-          f |= RTE_MBUF_F_TX_TUNNEL_GENEVE;
-          break;
-        case TunnelType::kGre:
-          f |= RTE_MBUF_F_TX_TUNNEL_GRE;
-          break;
-        case TunnelType::kNone:
-          break;
-      }
-    }
-  }
-  m.ol_flags = f;
-  if (tunnel) {
-    m.outer_l2_len = p.l3_ofs == offlab::kNoOffset ? 0 : p.l3_ofs;
-    m.outer_l3_len = diff(p.l3_ofs, p.l4_ofs);
-    m.l2_len = diff(p.l4_ofs, p.inner_l3_ofs);
-  } else {
-    m.l2_len = p.l3_ofs == offlab::kNoOffset ? 0 : p.l3_ofs;
-  }
-  m.l3_len = diff(l3, l4);
-  m.l4_len = L4HeaderLen(p, l4, o.l4_proto(in));
-  return m;
-}
-
-/*
- * Copies a frame into a new mbuf, chaining segments when it does not fit one
- * (only if the port takes multi-segment packets).
- */
-rte_mbuf* BuildMbuf(rte_mempool* pool, const Bytes& frame, const TxMeta& m, bool multi_seg,
-                    const std::string& what) {
-  rte_mbuf* head = rte_pktmbuf_alloc(pool);
-  if (!head) throw Error("mbuf pool exhausted");
-  const size_t room = rte_pktmbuf_tailroom(head);
-  if (frame.size() > room && !multi_seg) {
-    rte_pktmbuf_free(head);
-    throw Error(what + ": a " + std::to_string(frame.size()) +
-                "-byte frame needs chained mbufs and the port has no multi-segment TX");
-  }
-  size_t done = 0;
-  rte_mbuf* seg = head;
-  while (true) {
-    const size_t n = std::min(frame.size() - done, static_cast<size_t>(rte_pktmbuf_tailroom(seg)));
-    std::memcpy(rte_pktmbuf_mtod(seg, uint8_t*), frame.data() + done, n);
-    seg->data_len = static_cast<uint16_t>(n);
-    done += n;
-    if (done == frame.size()) break;
-    rte_mbuf* next = rte_pktmbuf_alloc(pool);
-    if (!next) {
-      rte_pktmbuf_free(head);
-      throw Error("mbuf pool exhausted");
-    }
-    seg->next = next;
-    head->nb_segs++;
-    seg = next;
-  }
-  head->pkt_len = static_cast<uint32_t>(frame.size());
-  head->ol_flags = m.ol_flags;
-  head->outer_l2_len = m.outer_l2_len;
-  head->outer_l3_len = m.outer_l3_len;
-  head->l2_len = m.l2_len;
-  head->l3_len = m.l3_len;
-  head->l4_len = m.l4_len;
-  head->tso_segsz = m.tso_segsz;
-  return head;
 }
 
 /* Per-port statistics, as `show port stats` prints them. */
@@ -513,9 +329,9 @@ int RunTx(const Options& opt, const std::vector<tracefile::Record>& trace, uint1
       throw Error(what + ": metadata the port cannot honour: " + errors.front());
     }
     for (const Packet& p : ready) {
-      const TxMeta m = MbufMeta(p);
+      const hwreplay::TxMeta m = hwreplay::MbufMeta(p, caps);
       if (m.ol_flags) requested++;
-      rte_mbuf* mb = BuildMbuf(pool, p.bytes(), m, multi_seg, what);
+      rte_mbuf* mb = hwreplay::BuildMbuf(pool, p.bytes(), m, multi_seg, what);
       templates.push_back(mb);
       if (rte_eth_tx_prepare(port, 0, &mb, 1) != 1) {
         throw Error(what + ": the driver rejects the offload request (" + rte_strerror(rte_errno) +
@@ -636,7 +452,11 @@ int RunCheck(const Options& opt, const std::vector<tracefile::Record>& trace, ui
     stated.push_back(it == r.rx.end() ? nullptr : &it->second);
   }
 
-  /* Receive until every expected frame is in or the port stays idle. */
+  /* Receive until every expected frame is in or the port stays idle. The
+   * line below tells a sender on the other side (a test writing into a TAP
+   * device) that the port is up. */
+  std::printf("check: receiving on port %u, %zu frames expected\n", port, expected.size());
+  std::fflush(stdout);
   std::vector<std::pair<Bytes, uint64_t>> got;
   rte_mbuf* bufs[kMaxBurst];
   const uint64_t hz = rte_get_tsc_hz();
@@ -657,6 +477,7 @@ int RunCheck(const Options& opt, const std::vector<tracefile::Record>& trace, ui
 
   /* Compare, frame by frame. */
   std::vector<Mismatch> bad;
+  size_t flagged_bad = 0; /* frames the port's RX flags call bad */
   const size_t count = std::max(expected.size(), got.size());
   for (size_t j = 0; j < count; j++) {
     if (j >= got.size()) {
@@ -681,6 +502,9 @@ int RunCheck(const Options& opt, const std::vector<tracefile::Record>& trace, ui
     const offlab::RxValidation& v = rx_prof.rx_for(want.tunnel);
     const bool inner = want.tunnel != TunnelType::kNone && (v.inner_ip || v.inner_l4);
     const offlab::RxStatus have = StatusFromFlags(flags, inner);
+    if (have.ip == CsumStatus::kBad || have.l4 == CsumStatus::kBad ||
+        have.inner_ip == CsumStatus::kBad || have.inner_l4 == CsumStatus::kBad)
+      flagged_bad++;
     /* DPDK has RX_OUTER_IP_CKSUM_BAD but no "good": a good outer IP header of
      * a frame validated inside the tunnel reads as unknown. */
     if (inner && want.ip == CsumStatus::kGood) want.ip = CsumStatus::kUnknown;
@@ -705,6 +529,7 @@ int RunCheck(const Options& opt, const std::vector<tracefile::Record>& trace, ui
   std::printf("check: %zu frames expected (sent by %s), %zu received, RX profile %s: ",
               expected.size(), tx_prof.name.c_str(), got.size(), rx_prof.name.c_str());
   PrintPortStats(port);
+  std::printf("check: the port flagged %zu frames with a bad checksum\n", flagged_bad);
   if (bad.empty()) {
     std::printf("check: all %zu frames match the prediction\n", got.size());
     return 0;

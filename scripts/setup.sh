@@ -16,6 +16,7 @@ APT_PACKAGES=(
   clang libclang-rt-14-dev clang-format
   tshark
   iproute2 nftables
+  chromium chromium-driver
   python3 python3-venv python3-dev
 )
 

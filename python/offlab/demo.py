@@ -25,7 +25,7 @@ from . import _core
 from ._core import OfflabError
 from .demo_kernel import kernel_seed
 from .recipes import Recipe, all_recipes, matches
-from .report import Figure, Report, Table, write
+from .report import Figure, Report, Table, verdict_table, write
 
 # The seed talk's ConnectX-6 Dx runs (Geneve with the outer UDP checksum, one
 # PMD thread): goodput in Gbit/s and sender PMD CPU %.
@@ -114,8 +114,9 @@ def _proofs(rep: Report, out: Path) -> bool:
     for res in r.results:
         prev = cell.get((res.property, res.profile), "PROVED")
         cell[(res.property, res.profile)] = prev if prev != "PROVED" else res.verdict
-    rows = [[p.key, p.title, *(cell.get((p.key, n), "-") for n in r.profiles)] for p in PROPERTIES]
-    sec.blocks.append(Table(["property", "meaning", *r.profiles], rows, "property x NIC profile"))
+    keys = [p.key for p in PROPERTIES]
+    sec.blocks.append(verdict_table(cell, keys, list(r.profiles), "property x NIC profile"))
+    sec.blocks.append(Table(["property", "meaning"], [[p.key, p.title] for p in PROPERTIES]))
     sec.blocks.append(
         Table(
             ["lemma", "verdict", "seconds", "statement"],
@@ -165,9 +166,9 @@ def _kernel_proofs(sec, r) -> None:  # noqa: ANN001
             cell[key] = x.verdict
         else:
             cell.setdefault(key, "PROVED")
-    rows = [[p.key, p.title, *(cell.get((p.key, n), "-") for n in profiles)]
-            for p in KERNEL_PROPERTIES]  # fmt: skip
-    sec.blocks.append(Table(["property", "meaning", *profiles], rows, "Linux kernel model x NIC"))
+    keys = [p.key for p in KERNEL_PROPERTIES]
+    sec.blocks.append(verdict_table(cell, keys, profiles, "Linux kernel model x NIC"))
+    sec.blocks.append(Table(["property", "meaning"], [[p.key, p.title] for p in KERNEL_PROPERTIES]))
     sec.paragraphs.append(
         "Kernel model: PROVED*H1/H2/H3 means proved once a hazard of the kernel's own is left "
         "out (openvswitch.ko set actions on encapsulated CHECKSUM_PARTIAL skbs; "
@@ -357,6 +358,11 @@ def main(args: argparse.Namespace | None = None) -> int:
         rows.append([name, "ok" if passed else "FAILED", f"{time.perf_counter() - t:.1f}"])
     if have_sim is not None:
         rows.append(["simulator", f"skipped: {have_sim}", "0"])
+    passed = sum(row[1] == "ok" for row in rows)
+    overview.paragraphs.append(
+        f"{passed} of {len(rows)} steps passed in {sum(float(row[2]) for row in rows):.0f} s. "
+        "Each step has its section below; long logs are folded (click to open)."
+    )
     overview.blocks.append(Table(["step", "result", "seconds"], rows))
     html_path, md_path = write(rep, out)
     print(f"\nreport: {html_path} (and {md_path.name})")

@@ -138,9 +138,10 @@ def test_demo_writes_the_report(tmp_path: Path) -> None:
     # Every step of the summary passed; every property proved on every profile.
     summary = tables[0]
     assert summary.count("<td>ok</td>") == 6, summary  # recipes, proofs, bug, sim x2, sweep
-    proofs = next(t for t in tables if "<th>property</th><th>meaning</th>" in t)
+    proofs = next(t for t in tables if "<caption>property x NIC profile</caption>" in t)
     profiles = offlab.builtin_profile_names()
-    assert proofs.count("<td>PROVED</td>") == len(profiles) * proofs.count("<tr>") - len(profiles)
+    assert proofs.count("<tr>") == len(profiles) + 1  # a row per profile
+    assert proofs.count("<td>PROVED</td>") == len(profiles) * (proofs.count("<th>") - 1)
     assert "FAILED" not in proofs
 
     md = (out / "report.md").read_text()

@@ -169,7 +169,11 @@ Packet NicReceive(Packet p, const NicProfile& profile, RxStatus* status) {
     if (proto == hdr::kProtoTcp || proto == hdr::kProtoUdp) {
       if (proto == hdr::kProtoUdp && len >= hdr::kUdpLen &&
           GetBe16(p.Linear(l4 + hdr::kUdpLen) + l4 + hdr::kUdpCsumOfs) == 0) {
-        return CsumStatus::kGood;  // "no checksum" is not an error
+        // "No checksum" is not an error, except to DPDK's TAP PMD, which
+        // reports RX_L4_CKSUM_NONE for it over IPv4 and checks it over IPv6
+        // (drivers/net/tap/rte_eth_tap.c:384-403 at v22.11.11).
+        if (!profile.rx_zero_udp_csum_literal) return CsumStatus::kGood;
+        if (IsIpv4At(p, l3)) return CsumStatus::kPartial;
       }
       if (len < (proto == hdr::kProtoTcp ? hdr::kTcpMinLen : hdr::kUdpLen)) {
         return CsumStatus::kUnknown;

@@ -343,13 +343,18 @@ void ProfileParser::ParseBody(const YAML::Node& root) {
 
   const YAML::Node quirks = root["quirks"];
   const Keys quirk_names = {"outer_udp_needs_pseudo_seed", "outer_udp_left_as_is"};
-  CheckKeys(quirks, "'quirks'", "quirk", quirk_names, quirk_names);
+  const Keys optional_quirks = {"outer_udp_needs_pseudo_seed", "outer_udp_left_as_is",
+                                "rx_zero_udp_csum_literal"};
+  CheckKeys(quirks, "'quirks'", "quirk", optional_quirks, quirk_names);
   auto quirk = [&](const std::string& q) {
     const std::string what = "quirk '" + q + "'";
     return Bool(Sourced(quirks[q], what, q), what + " value");
   };
   p_.outer_udp_needs_pseudo_seed = quirk("outer_udp_needs_pseudo_seed");
   p_.outer_udp_left_as_is = quirk("outer_udp_left_as_is");
+  if (quirks["rx_zero_udp_csum_literal"]) {
+    p_.rx_zero_udp_csum_literal = quirk("rx_zero_udp_csum_literal");
+  }
 
   if (root["kernel"]) {
     p_.kernel = profile_detail::ParseKernelSection(

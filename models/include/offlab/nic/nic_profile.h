@@ -98,6 +98,10 @@ struct NicProfile {
   // sum; the driver's tx_prepare seeds it (DPDK f876dbef0809).
   bool outer_udp_needs_pseudo_seed = false;
   bool outer_udp_left_as_is = false;  // X710: tunnel UDP checksum not computed
+  // DPDK's TAP PMD: a zero UDP checksum is not read as "no checksum": over
+  // IPv4 it is reported as RX_L4_CKSUM_NONE (partial), over IPv6 it is checked
+  // like any other (and so is bad). Optional in profiles.
+  bool rx_zero_udp_csum_literal = false;
 
   // The Linux driver's view; absent for NICs without a Linux driver (pcap,
   // dummy).
