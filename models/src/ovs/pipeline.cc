@@ -25,6 +25,7 @@ struct Pipeline::Port {
   std::optional<CsumStatus> rx_ip, rx_l4;  // dummy forced RX statuses
   uint16_t rx_tso_segsz = 0;
   uint32_t underlay = 0;
+  TxLengthLimit tx_len;
 };
 
 namespace {
@@ -78,6 +79,7 @@ uint32_t Pipeline::AddPort(const PortConfig& cfg) {
     ports_[n] = std::move(port);
     return n;
   }
+  CheckMtu(cfg.name, cfg.mtu);
   port->profile = BuiltinProfile(cfg.profile);
   port->dummy = cfg.profile == "dummy";
   port->tx = NicTx::FromProfile(port->profile);
@@ -139,6 +141,8 @@ uint32_t Pipeline::AddPort(const PortConfig& cfg) {
       port->tx.caps &= linux_system ? 0u : ~(cap::kTcpTso | cap::kTnlTsoAny);
     }
   }
+  port->tx_len = {NetdevClassOf(port->profile.driver), cfg.mtu,
+                  port->dummy && (port->tx.caps & cap::kTcpTso)};
   uint32_t n = port->ofport;
   ports_[n] = std::move(port);
   return n;
@@ -193,6 +197,7 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
   events_.clear();
   nic_packets_ = 0;
   tx_calls_ = 0;
+  if (DropRxInvalid(frame.size(), &counters_, &events_)) return {};
   Packet p = port.dummy ? Packet(frame) : [&] {
     HardwareScope hw;
     return NicReceive(frame, port.profile);
@@ -222,6 +227,7 @@ std::vector<Sent> Pipeline::ReceivePacket(const std::string& name, Packet p) {
   events_.clear();
   nic_packets_ = 0;
   tx_calls_ = 0;
+  if (DropRxInvalid(p.size(), &counters_, &events_)) return {};
   p.md.in_port = port.ofport;
   Process(p, 0, true, 0);
   return std::exchange(sent_, {});
@@ -255,6 +261,7 @@ void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
     return Parse(copy);
   }();
   if (reparse && simple) counters_.Inc("simple_match_hit");
+  if (reparse && !key.error.empty()) CountMiniflowLengthError(key, &counters_, &events_);
   const Rule* hit = nullptr;
   for (const Rule& r : rules_) {
     if (r.match.table == table && r.match.Matches(key, p.md)) {
@@ -393,7 +400,7 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
   std::vector<std::string> errors, violations;
   std::vector<Sent> frames =
       SendThroughNic(std::move(p), port.cfg.name, port.tx.caps, port.tx, cfg_.egress, &counters_,
-                     &errors, &violations, cfg_.shared_payloads);
+                     &errors, &violations, cfg_.shared_payloads, port.tx_len);
   for (const std::string& e : errors) events_.push_back("drop on " + port.cfg.name + ": " + e);
   for (const std::string& v : violations) {
     counters_.Inc("offlab_nic_violation");
