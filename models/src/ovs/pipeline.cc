@@ -1,6 +1,7 @@
 #include "offlab/ovs/pipeline.h"
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <utility>
 
@@ -160,10 +161,12 @@ uint32_t Pipeline::PortNumber(const std::string& name) const {
   for (const auto& [n, port] : ports_) {
     if (port->cfg.name == name) return n;
   }
-  if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit)) {
-    uint32_t n = static_cast<uint32_t>(std::stoul(name));
-    if (ports_.count(n)) return n;
-  }
+  // An ofport number: digits only, and no wider than an ofport (std::stoul
+  // threw std::out_of_range past 2^64 and 2^32 + 1 wrapped to port 1).
+  uint32_t n = 0;
+  const char* end = name.data() + name.size();
+  const auto [ptr, ec] = std::from_chars(name.data(), end, n);
+  if (!name.empty() && ec == std::errc() && ptr == end && ports_.count(n)) return n;
   throw Error("unknown port '" + name + "'");
 }
 
