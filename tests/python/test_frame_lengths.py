@@ -18,8 +18,8 @@ from scapy.packet import Raw
 
 import offlab
 
-
 MACS = {"src": "02:00:00:00:00:01", "dst": "02:00:00:00:00:02"}
+IPS = {"src": "10.0.0.1", "dst": "10.0.0.2"}
 
 
 def bridge(**p2: object) -> offlab.Pipeline:
@@ -32,7 +32,7 @@ def bridge(**p2: object) -> offlab.Pipeline:
 
 def tcp_frame(size: int) -> bytes:
     """An Ethernet/IPv4/TCP frame of exactly `size` bytes (54 bytes of headers)."""
-    return bytes(Ether(**MACS) / IP(src="10.0.0.1", dst="10.0.0.2") / TCP() / Raw(b"x" * (size - 54)))
+    return bytes(Ether(**MACS) / IP(**IPS) / TCP() / Raw(b"x" * (size - 54)))
 
 
 @pytest.mark.parametrize("size", [0, 1, 13])
@@ -86,7 +86,7 @@ def test_an_ip_length_beyond_the_frame_is_counted_and_forwarded_as_l2() -> None:
         br.add_port(port)
     br.add_flow("priority=10,in_port=p1,udp,actions=output:p2")
     br.add_flow("priority=0,in_port=p1,actions=output:p3")
-    whole = bytes(Ether(**MACS) / IP(src="10.0.0.1", dst="10.0.0.2") / UDP() / Raw(b"abcdefgh"))
+    whole = bytes(Ether(**MACS) / IP(**IPS) / UDP() / Raw(b"abcdefgh"))
     assert [s.port for s in br.receive("p1", whole)] == ["p2"]
     cut = whole[:-4]  # the IPv4 total length still says 36 bytes
     assert [s.port for s in br.receive("p1", cut)] == ["p3"]
