@@ -5,7 +5,7 @@
 # Prints executions, coverage (libFuzzer's edges "cov" and features "ft") and
 # crashes per target and in total; exits non-zero if anything crashed.
 #
-#   bench/fuzz_campaign.sh [--time SECONDS] [--jobs N] [--only T1,T2] [--minimize]
+#   bench/fuzz_campaign.sh [--time SECONDS] [--jobs N] [--only T1,T2] [--minimize|--minimize-only]
 #
 # --time      seconds per target (default 300); a target that crashes is
 #             restarted on its corpus for the time left (at most 3 crashes each)
@@ -15,17 +15,19 @@
 #             (-merge=1) of the persistent corpus and the committed one: the
 #             smallest set of inputs with the same features, for committing.
 #             Files named crash-* (regression inputs) are kept as they are.
+# --minimize-only  just that, on the corpus of an earlier run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=300 jobs=2 only="" minimize=0
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+seconds=300 jobs=2 only="" minimize=0 run=1
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --time) seconds=${2:?}; shift 2 ;;
     --jobs) jobs=${2:?}; shift 2 ;;
     --only) only=${2:?}; shift 2 ;;
     --minimize) minimize=1; shift ;;
+    --minimize-only) minimize=1; run=0; shift ;;
     -h|--help) usage ;;
     *) echo "fuzz_campaign: error: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -87,37 +89,42 @@ run_target() {
     "$(find "$corpus" -type f | wc -l)" "$crashed" >"$out/results/$name.tsv"
 }
 
-start=$(date +%s)
-echo "fuzz_campaign: ${#targets[@]} targets x ${seconds}s, $jobs at once: ${targets[*]}"
-for name in "${targets[@]}"; do
-  rm -f "$out/results/$name.tsv"
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
-  run_target "$name" &
-done
-wait
-wall=$(( $(date +%s) - start ))
+total_crashes=0
+if [ "$run" = 1 ]; then
+  start=$(date +%s)
+  commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- models fuzz || echo ' (+ local changes)')"
+  echo "fuzz_campaign: ${#targets[@]} targets x ${seconds}s, $jobs at once: ${targets[*]}"
+  for name in "${targets[@]}"; do
+    rm -f "$out/results/$name.tsv"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    run_target "$name" &
+  done
+  wait
+  wall=$(( $(date +%s) - start ))
 
-total_execs=0 total_crashes=0
-printf '\n%-22s %14s %10s %8s %9s %8s %8s\n' target executions exec/s edges features corpus crashes
-for name in "${targets[@]}"; do
-  IFS=$'\t' read -r _ execs cov ft corp crashed <"$out/results/$name.tsv"
-  printf '%-22s %14d %10d %8d %9d %8d %8d\n' "$name" "$execs" $((execs / seconds)) "$cov" "$ft" "$corp" "$crashed"
-  total_execs=$((total_execs + execs)); total_crashes=$((total_crashes + crashed))
-done
-printf '%-22s %14d %10s %8s %9s %8s %8d\n' total "$total_execs" "" "" "" "" "$total_crashes"
-echo "wall time ${wall}s; $(date -u +%Y-%m-%dT%H:%MZ); commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- models fuzz || echo ' (+ local changes)')"
-echo "logs: $out/logs; crashing inputs: $out/crashes/<target>/"
+  total_execs=0 total_crashes=0
+  printf '\n%-22s %14s %10s %8s %9s %8s %8s\n' target executions exec/s edges features corpus crashes
+  for name in "${targets[@]}"; do
+    IFS=$'\t' read -r _ execs cov ft corp crashed <"$out/results/$name.tsv"
+    printf '%-22s %14d %10d %8d %9d %8d %8d\n' "$name" "$execs" $((execs / seconds)) "$cov" "$ft" "$corp" "$crashed"
+    total_execs=$((total_execs + execs)); total_crashes=$((total_crashes + crashed))
+  done
+  printf '%-22s %14d %10s %8s %9s %8s %8d\n' total "$total_execs" "" "" "" "" "$total_crashes"
+  echo "wall time ${wall}s; $(date -u +%Y-%m-%dT%H:%MZ); commit $commit"
+  echo "logs: $out/logs; crashing inputs: $out/crashes/<target>/"
+fi
 
 if [ "$minimize" = 1 ]; then
   for name in "${targets[@]}"; do
-    merged=$(mktemp -d)
-    seeds=("$out/corpus/$name")
-    [ -d "fuzz/corpus/$name" ] && seeds+=("fuzz/corpus/$name")
-    "build-fuzz/fuzz/$name" -merge=1 "$merged" "${seeds[@]}" >"$out/logs/$name.merge.log" 2>&1
-    mkdir -p "fuzz/corpus/$name"
+    merged=$(mktemp -d) committed=$(mktemp -d)
+    mkdir -p "fuzz/corpus/$name" "$out/corpus/$name"
+    # The regression inputs stay under their names, outside the merge.
+    find "fuzz/corpus/$name" -type f ! -name 'crash-*' -exec cp {} "$committed/" \;
+    "build-fuzz/fuzz/$name" -merge=1 "$merged" "$out/corpus/$name" "$committed" \
+      >"$out/logs/$name.merge.log" 2>&1
     find "fuzz/corpus/$name" -type f ! -name 'crash-*' -delete
     cp "$merged"/* "fuzz/corpus/$name/" 2>/dev/null || true
-    rm -rf "$merged"
+    rm -rf "$merged" "$committed"
     echo "fuzz_campaign: fuzz/corpus/$name: $(find "fuzz/corpus/$name" -type f | wc -l) files"
   done
 fi

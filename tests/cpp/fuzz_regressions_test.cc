@@ -1,4 +1,4 @@
-// Inputs the libFuzzer campaign (bench/fuzz_campaign.sh) showed mishandled,
+// Inputs the fuzz targets must survive, mishandled before (docs/robustness.md),
 // beside their corpus entries in fuzz/corpus/<target>/crash-*: each must be
 // refused with offlab::Error naming the problem, or handled as documented.
 #include <gtest/gtest.h>
