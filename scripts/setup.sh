@@ -79,6 +79,6 @@ else
 fi
 
 say "building the C++ tree in build/"
-cmake -S . -B build -G Ninja -DOFFLAB_WERROR=ON >/dev/null || die "cmake configure failed"
+cmake -S . -B build -G Ninja -DOFFLAB_WERROR=ON -DOFFLAB_HARDEN=ON >/dev/null || die "cmake configure failed"
 cmake --build build >/dev/null || die "C++ build failed (run: cmake --build build)"
 say "done"

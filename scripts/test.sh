@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: C++ (GoogleTest via ctest), Python (pytest), lint (ruff,
-# clang-format), and the libFuzzer target for a bounded time under ASan+UBSan.
+# clang-format), and the libFuzzer targets for a bounded time under ASan+UBSan.
 # Expects ./scripts/setup.sh to have run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +27,7 @@ run "bandit" .venv/bin/bandit -q -ll -r python verify bench -x python/offlab/_co
 mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'sim/*.h' 'sim/*.cc' 'tests/cpp/*.cc' 'bench/*.cc' 'fuzz/*.cc' 'python/bindings/*.cc' 'hw-replay/*.cc' 'hw-replay/*.h')
 run "clang-format" clang-format --dry-run --Werror "${cxx[@]}"
 
-step "Fuzzing parse + pipeline and the trace reader (${FUZZ_SECONDS}s each, ASan+UBSan)"
+step "Fuzzing every libFuzzer target in fuzz/ (${FUZZ_SECONDS}s each, ASan+UBSan)"
 if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFFLAB_SANITIZE=ON \
      -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_BUILD_SIM=OFF -DOFFLAB_WERROR=ON >/dev/null \
    && cmake --build build-fuzz >/dev/null; then
@@ -37,7 +37,8 @@ if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFF
     [ -d "fuzz/corpus/$name" ] && cp -r "fuzz/corpus/$name/." "$corpus/"
     # The trace reader starts from the sample traces.
     [ "$name" = trace_reader_fuzz ] && cp traces/*.pcapng "$corpus/"
-    if "$target" -max_total_time="$FUZZ_SECONDS" "$corpus" > "build-fuzz/$name.log" 2>&1; then
+    # An input running 30 s is a hang, reported like a crash.
+    if "$target" -max_total_time="$FUZZ_SECONDS" -timeout=30 "$corpus" > "build-fuzz/$name.log" 2>&1; then
       echo "ok: $name ($(grep -c '^#' "build-fuzz/$name.log") status lines, no crash)"
     else
       tail -40 "build-fuzz/$name.log"

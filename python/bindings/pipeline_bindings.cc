@@ -333,7 +333,7 @@ tunnel ports, a flow table in ovs-ofctl syntax, and the datapath actions.
           "add_port",
           [](Pipeline& br, const std::string& name, const std::string& profile,
              const std::map<std::string, std::string>& options, uint32_t ofport,
-             std::optional<TunnelConfig> tunnel, const std::string& underlay) {
+             std::optional<TunnelConfig> tunnel, const std::string& underlay, uint32_t mtu) {
             PortConfig c;
             c.name = name;
             c.profile = profile;
@@ -341,12 +341,14 @@ tunnel ports, a flow table in ovs-ofctl syntax, and the datapath actions.
             c.ofport = ofport;
             c.tunnel = tunnel;
             c.underlay = underlay;
+            c.mtu = mtu;
             return br.AddPort(c);
           },
           py::arg("name"), py::arg("profile") = "dummy",
           py::arg("options") = std::map<std::string, std::string>{}, py::arg("ofport") = 0,
-          py::arg("tunnel") = py::none(), py::arg("underlay") = "",
-          "Adds a port; returns its ofport.")
+          py::arg("tunnel") = py::none(), py::arg("underlay") = "", py::arg("mtu") = kDefaultMtu,
+          "Adds a port; returns its ofport. Frames longer than `mtu` allows leave it only as TSO "
+          "packets; others are dropped and counted as tx_mtu_exceeded_drops.")
       .def("add_flow", &Pipeline::AddFlow, py::arg("flow"))
       .def("clear_flows", &Pipeline::ClearFlows)
       .def(

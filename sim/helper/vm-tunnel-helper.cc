@@ -100,6 +100,8 @@ void VmTunnelHelper::Install(Time start, Time stop) {
     for (uint32_t i = 0; i < m_s.pmdThreads; i++) {
       m_switch[h]->AddPmd(MakeCpu(m_s.cost.pmd));
     }
+    // The underlay MTU: the switch's phy port refuses longer frames.
+    m_nic[h]->SetMtu(static_cast<uint16_t>(m_s.mtu));
     m_switch[h]->AddPhyPort("phy", m_nic[h]);
   }
   for (uint32_t h = 0; h < 2; h++) {

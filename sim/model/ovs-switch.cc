@@ -97,6 +97,7 @@ void OvsSwitch::AddPhyPort(const std::string& name, Ptr<OffloadNetDevice> nic) {
   offlab::PortConfig pc;
   pc.name = name;
   pc.profile = nic->GetProfile().name;
+  pc.mtu = nic->GetMtu();
   Datapath().AddPort(pc);
   m_ports[name] = {nic, nullptr, static_cast<uint32_t>(m_ports.size())};
   nic->SetPacketHandler([this, name](offlab::PacketBatch packets, uint32_t frames) {
@@ -108,6 +109,7 @@ void OvsSwitch::AddVhostPort(const std::string& name, Ptr<VirtioNetDevice> guest
   offlab::PortConfig pc;
   pc.name = name;
   pc.profile = "virtio";
+  pc.mtu = guest->GetMtu();
   Datapath().AddPort(pc);
   m_ports[name] = {nullptr, guest, static_cast<uint32_t>(m_ports.size())};
   guest->SetSharedPayload(m_sharedPayloads);

@@ -371,6 +371,16 @@ TEST(NicProfileErrorTest, MalformedYaml) {
   EXPECT_NE(msg.find("(line "), std::string::npos) << msg;
 }
 
+TEST(NicProfileErrorTest, StrayCommaIsRefusedNotLoopedOn) {
+  // yaml-cpp 0.7's LoadAll never returns on a ',' outside a flow collection
+  // (jbeder/yaml-cpp#1040); found by nic_profile_fuzz
+  // (fuzz/corpus/nic_profile_fuzz/crash-stray-comma).
+  EXPECT_EQ(ParseError(","), "profile x710: empty document; expected a mapping");
+  EXPECT_EQ(ParseError(",name: x710\n"), "profile x710: empty document; expected a mapping");
+  EXPECT_EQ(ParseError("name: x710\n---\n,\n"),
+            "profile x710: expected one YAML document, found more (line 2)");
+}
+
 TEST(NicProfileErrorTest, DuplicateKeysAndStrayKeys) {
   const std::string& t = Text("x710");
   const std::string dup =

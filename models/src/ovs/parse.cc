@@ -78,8 +78,13 @@ struct L3L4 {
     const uint8_t* ip = d + l3;
     size_t ihl = (ip[0] & 0x0f) * 4u;
     size_t tot = GetBe16(ip + hdr::kIpv4TotLenOfs);
-    if ((ip[0] >> 4) != 4 || ihl < hdr::kIpv4MinLen) {
-      key.error = "ipv4: bad version or IHL";
+    if ((ip[0] >> 4) != 4) {
+      key.error = "ipv4: bad version";
+      return r;
+    }
+    // The length checks of ipv4_sanity_check (OVS d6a632a9b lib/flow.c:683-710).
+    if (ihl < hdr::kIpv4MinLen) {
+      key.error = "ipv4: IHL below 20 bytes";
       return r;
     }
     if (ihl > avail) {
@@ -88,6 +93,10 @@ struct L3L4 {
     }
     if (tot < ihl || tot > avail) {
       key.error = "ipv4: total length inconsistent with frame";
+      return r;
+    }
+    if (avail - tot > 0xffff) {  // dp_packet's l2_pad_size is 16 bits
+      key.error = "ipv4: more than 65535 bytes after the total length";
       return r;
     }
     key.has_l3 = true;
@@ -117,8 +126,13 @@ struct L3L4 {
       key.error = "ipv6: bad version";
       return r;
     }
+    // ipv6_sanity_check (OVS d6a632a9b lib/flow.c:729-749).
     if (plen > avail - hdr::kIpv6Len) {
       key.error = "ipv6: payload length exceeds frame";
+      return r;
+    }
+    if (avail - hdr::kIpv6Len - plen > 0xffff) {
+      key.error = "ipv6: more than 65535 bytes after the payload length";
       return r;
     }
     key.has_l3 = true;

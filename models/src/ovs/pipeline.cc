@@ -1,6 +1,7 @@
 #include "offlab/ovs/pipeline.h"
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <utility>
 
@@ -25,6 +26,7 @@ struct Pipeline::Port {
   std::optional<CsumStatus> rx_ip, rx_l4;  // dummy forced RX statuses
   uint16_t rx_tso_segsz = 0;
   uint32_t underlay = 0;
+  TxLengthLimit tx_len;
 };
 
 namespace {
@@ -78,6 +80,7 @@ uint32_t Pipeline::AddPort(const PortConfig& cfg) {
     ports_[n] = std::move(port);
     return n;
   }
+  CheckMtu(cfg.name, cfg.mtu);
   port->profile = BuiltinProfile(cfg.profile);
   port->dummy = cfg.profile == "dummy";
   port->tx = NicTx::FromProfile(port->profile);
@@ -139,6 +142,8 @@ uint32_t Pipeline::AddPort(const PortConfig& cfg) {
       port->tx.caps &= linux_system ? 0u : ~(cap::kTcpTso | cap::kTnlTsoAny);
     }
   }
+  port->tx_len = {NetdevClassOf(port->profile.driver), cfg.mtu,
+                  port->dummy && (port->tx.caps & cap::kTcpTso)};
   uint32_t n = port->ofport;
   ports_[n] = std::move(port);
   return n;
@@ -156,10 +161,12 @@ uint32_t Pipeline::PortNumber(const std::string& name) const {
   for (const auto& [n, port] : ports_) {
     if (port->cfg.name == name) return n;
   }
-  if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit)) {
-    uint32_t n = static_cast<uint32_t>(std::stoul(name));
-    if (ports_.count(n)) return n;
-  }
+  // An ofport number: digits only, and no wider than an ofport (std::stoul
+  // threw std::out_of_range past 2^64 and 2^32 + 1 wrapped to port 1).
+  uint32_t n = 0;
+  const char* end = name.data() + name.size();
+  const auto [ptr, ec] = std::from_chars(name.data(), end, n);
+  if (!name.empty() && ec == std::errc() && ptr == end && ports_.count(n)) return n;
   throw Error("unknown port '" + name + "'");
 }
 
@@ -193,6 +200,7 @@ std::vector<Sent> Pipeline::Receive(const std::string& name, const Bytes& frame,
   events_.clear();
   nic_packets_ = 0;
   tx_calls_ = 0;
+  if (DropRxInvalid(frame.size(), &counters_, &events_)) return {};
   Packet p = port.dummy ? Packet(frame) : [&] {
     HardwareScope hw;
     return NicReceive(frame, port.profile);
@@ -222,6 +230,7 @@ std::vector<Sent> Pipeline::ReceivePacket(const std::string& name, Packet p) {
   events_.clear();
   nic_packets_ = 0;
   tx_calls_ = 0;
+  if (DropRxInvalid(p.size(), &counters_, &events_)) return {};
   p.md.in_port = port.ofport;
   Process(p, 0, true, 0);
   return std::exchange(sent_, {});
@@ -255,6 +264,7 @@ void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
     return Parse(copy);
   }();
   if (reparse && simple) counters_.Inc("simple_match_hit");
+  if (reparse && !key.error.empty()) CountMiniflowLengthError(key, &counters_, &events_);
   const Rule* hit = nullptr;
   for (const Rule& r : rules_) {
     if (r.match.table == table && r.match.Matches(key, p.md)) {
@@ -413,7 +423,7 @@ void Pipeline::Output(uint32_t ofport, Packet p, int depth) {
   std::vector<std::string> errors, violations;
   std::vector<Sent> frames =
       SendThroughNic(std::move(p), port.cfg.name, port.tx.caps, port.tx, cfg_.egress, &counters_,
-                     &errors, &violations, cfg_.shared_payloads);
+                     &errors, &violations, cfg_.shared_payloads, port.tx_len);
   for (const std::string& e : errors) events_.push_back("drop on " + port.cfg.name + ": " + e);
   for (const std::string& v : violations) {
     counters_.Inc("offlab_nic_violation");

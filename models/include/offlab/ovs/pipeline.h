@@ -23,6 +23,7 @@
 #include "offlab/ovs/conntrack.h"
 #include "offlab/ovs/egress.h"
 #include "offlab/ovs/flow.h"
+#include "offlab/ovs/netdev_len.h"
 #include "offlab/ovs/tunnel.h"
 
 namespace offlab {
@@ -37,6 +38,9 @@ struct PortConfig {
   std::map<std::string, std::string> options;
   std::optional<TunnelConfig> tunnel;  // makes this a tunnel port
   std::string underlay;                // tunnel ports: where encapsulated frames leave
+  // Interface mtu_request, 68..65535 (netdev-dummy's DUMMY_MIN_MTU..MAX):
+  // frames longer than it allows leave only as TSO packets (netdev_len.h).
+  uint32_t mtu = kDefaultMtu;
 };
 
 struct PipelineConfig {
@@ -87,12 +91,14 @@ struct Sent {
 // datapath's egress for `caps` (NetdevSend), then the NIC's transmit. Frames
 // of the i-th packet handed to the NIC carry nic_packet = i; `errors` gets the
 // egress drops, `violations` the requests outside the NIC's capabilities.
-// With `shared_payloads`, a frame's shared tail stays in Sent::tail.
+// With `shared_payloads`, a frame's shared tail stays in Sent::tail. A
+// packet the port's send refuses for its length (`limit`) is dropped,
+// counted as tx_mtu_exceeded_drops and reported in `errors`.
 std::vector<Sent> SendThroughNic(Packet p, const std::string& port, uint32_t caps, const NicTx& nic,
                                  const EgressOptions& egress, Counters* counters,
                                  std::vector<std::string>* errors,
-                                 std::vector<std::string>* violations,
-                                 bool shared_payloads = false);
+                                 std::vector<std::string>* violations, bool shared_payloads = false,
+                                 const TxLengthLimit& limit = {});
 
 class Pipeline {
  public:
@@ -109,7 +115,8 @@ class Pipeline {
   void ClearFlows();
 
   // Receives one frame on `port` and runs it through the datapath; returns
-  // every frame sent as a result, in order.
+  // every frame sent as a result, in order. A frame shorter than an Ethernet
+  // header is dropped first (datapath_drop_rx_invalid_packet, netdev_len.h).
   std::vector<Sent> Receive(const std::string& port, const Bytes& frame, const RxMeta& meta = {});
 
   // As Receive() for a packet the caller already received: NIC validation,
@@ -120,7 +127,8 @@ class Pipeline {
   // Advertised transmit capabilities of a port (cap:: bits).
   uint32_t PortCaps(const std::string& name) const;
   Counters& counters() { return counters_; }
-  // One line per dropped packet or NIC violation since the last Receive().
+  // One line per dropped packet, NIC violation or IP length field the
+  // parser refused (netdev_len.h) since the last Receive().
   const std::vector<std::string>& events() const { return events_; }
   Conntrack& conntrack() { return *conntrack_; }
 
