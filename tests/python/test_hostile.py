@@ -360,3 +360,22 @@ def test_ovs_diff_sigterm_leaves_no_daemon(box: Path) -> None:
     for name, pid in daemons.items():
         assert not Path(f"/proc/{pid}").exists(), f"{name} ({pid}) survived SIGTERM"
     assert not rundir.exists(), f"{rundir} left behind"
+
+
+# ------------------------------------------------------------------ counts
+
+
+def test_record_count_limit(box: Path) -> None:
+    trace = REPO / "traces" / "tcp-partial.pcapng"  # 4 packet records
+    (box / "t.pcapng").write_bytes(trace.read_bytes())
+    few = {"OFFLAB_MAX_FRAMES": "2"}
+    refused(offlab(box, "dissect", "--pcap", "t.pcapng", env=few), "OFFLAB_MAX_FRAMES")
+    refused(offlab(box, "sim", "--replay", "t.pcapng", env=few), "OFFLAB_MAX_FRAMES")
+
+
+def test_yaml_node_count_limit(box: Path) -> None:
+    scenario = REPO / "sim" / "scenarios" / "default.yaml"  # about 20 nodes
+    (box / "s.yaml").write_bytes(scenario.read_bytes())
+    few = {"OFFLAB_MAX_YAML_NODES": "5"}
+    refused(offlab(box, "sim", "s.yaml", "-q", env=few), "OFFLAB_MAX_YAML_NODES")
+    assert sorted(p.name for p in box.iterdir()) == ["s.yaml"]
