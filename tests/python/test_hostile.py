@@ -366,9 +366,9 @@ def test_ovs_diff_sigterm_leaves_no_daemon(box: Path) -> None:
 
 
 def test_record_count_limit(box: Path) -> None:
-    trace = REPO / "traces" / "tcp-partial.pcapng"  # 4 packet records
+    trace = REPO / "traces" / "tcp-partial.pcapng"  # 2 packet records
     (box / "t.pcapng").write_bytes(trace.read_bytes())
-    few = {"OFFLAB_MAX_FRAMES": "2"}
+    few = {"OFFLAB_MAX_FRAMES": "1"}
     refused(offlab(box, "dissect", "--pcap", "t.pcapng", env=few), "OFFLAB_MAX_FRAMES")
     refused(offlab(box, "sim", "--replay", "t.pcapng", env=few), "OFFLAB_MAX_FRAMES")
 
