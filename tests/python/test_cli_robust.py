@@ -201,27 +201,23 @@ def test_captures(tmp_path: Path, cmd: str, ext: str, data: st.DataObject) -> No
 
 
 def _dissects(payload: bytes) -> bool:
-    import tempfile
-
-    with tempfile.NamedTemporaryFile(suffix=".pcap") as f:
-        f.write(payload)
-        f.flush()
-        try:
-            trace.read_frames(f.name)
-        except Exception:  # any refusal: the CLI must then refuse cleanly
-            return False
-    return True
+    return _accepted(trace.read_frames, payload, ".pcap")
 
 
 def _is_trace(payload: bytes) -> bool:
+    return _accepted(trace.read, payload, ".pcapng")
+
+
+def _accepted(reader: Callable[[str], object], payload: bytes, suffix: str) -> bool:
+    """Whether `reader` takes the payload as a file (then it is not a malformed input)."""
     import tempfile
 
-    with tempfile.NamedTemporaryFile(suffix=".pcapng") as f:
+    with tempfile.NamedTemporaryFile(suffix=suffix) as f:
         f.write(payload)
         f.flush()
         try:
-            trace.read(f.name)
-        except Exception:
+            reader(f.name)
+        except Exception:  # any refusal: the CLI must then refuse cleanly
             return False
     return True
 
