@@ -347,7 +347,7 @@ def test_malformed_profile_file(tmp_path: Path) -> None:
         [*OFFLAB, "verify", "--profile", str(bad)], capture_output=True, text=True, timeout=120
     )
     assert r.returncode == 2
-    assert "profile broken" in r.stderr and "Traceback" not in r.stderr
+    assert "profile" in r.stderr and "broken.yaml" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_negative_control_too_coarse_abstraction_is_an_error(
