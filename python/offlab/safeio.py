@@ -204,18 +204,12 @@ def load_yaml(path: str | os.PathLike[str], what: str) -> Any:
     return parse_yaml(text, f"{what} {name}")
 
 
-def check_yaml_file(path: str | os.PathLike[str], what: str) -> Any:
-    """Checks a YAML file a compiled tool will read itself (same rules as load_yaml);
-    returns the parsed document."""
-    return load_yaml(path, what)
-
-
 def load_profile_file(path: str | os.PathLike[str]) -> Any:
     """A NIC profile from a YAML file, checked here (regular file, size, no aliases, depth)
     before the core's loader reads it."""
     from . import _core
 
-    check_yaml_file(path, "profile")
+    load_yaml(path, "profile")
     return _core.load_profile_file(os.fspath(path))
 
 
@@ -269,7 +263,6 @@ def output_file(folder: str | os.PathLike[str], name: str) -> Path:
 __all__ = [
     "LIMITS",
     "check_regular",
-    "check_yaml_file",
     "confined",
     "limit",
     "load_profile_file",
