@@ -5,12 +5,15 @@
 # Prints executions, coverage (libFuzzer's edges "cov" and features "ft") and
 # crashes per target and in total; exits non-zero if anything crashed.
 #
-#   bench/fuzz_campaign.sh [--time SECONDS] [--jobs N] [--only T1,T2] [--minimize|--minimize-only]
+#   bench/fuzz_campaign.sh [--time SECONDS] [--jobs N] [--only T1,T2] [--no-build]
+#                          [--minimize|--minimize-only]
 #
 # --time      seconds per target (default 300); a target that crashes is
 #             restarted on its corpus for the time left (at most 3 crashes each)
 # --jobs      targets running at once (default 2)
 # --only      run just these targets (names as in build-fuzz/fuzz/)
+# --no-build  run the targets as last built (a later round of a campaign on the
+#             same code, while the tree has moved on)
 # --minimize  afterwards, replace fuzz/corpus/<target>/ by the libFuzzer merge
 #             (-merge=1) of the persistent corpus and the committed one: the
 #             smallest set of inputs with the same features, for committing.
@@ -19,13 +22,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=300 jobs=2 only="" minimize=0 run=1
+seconds=300 jobs=2 only="" minimize=0 run=1 build=1
 usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
     --time) seconds=${2:?}; shift 2 ;;
     --jobs) jobs=${2:?}; shift 2 ;;
     --only) only=${2:?}; shift 2 ;;
+    --no-build) build=0; shift ;;
     --minimize) minimize=1; shift ;;
     --minimize-only) minimize=1; run=0; shift ;;
     -h|--help) usage ;;
@@ -35,14 +39,20 @@ done
 [[ $seconds =~ ^[0-9]+$ && $seconds -ge 10 ]] || { echo "fuzz_campaign: error: --time needs >= 10 seconds" >&2; exit 2; }
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz_campaign: error: --jobs needs a positive number" >&2; exit 2; }
 
-# The same configuration as scripts/test.sh's fuzz step.
-echo "fuzz_campaign: building build-fuzz (clang, ASan+UBSan, libFuzzer)"
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFFLAB_SANITIZE=ON \
-  -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_BUILD_SIM=OFF -DOFFLAB_WERROR=ON >/dev/null
-cmake --build build-fuzz >/dev/null
-
 out=build-fuzz/campaign
 mkdir -p "$out/logs" "$out/results"
+# The code the targets were built from, kept for a --no-build round.
+built=$out/built-commit
+if [ "$build" = 1 ]; then
+  # The same configuration as scripts/test.sh's fuzz step.
+  echo "fuzz_campaign: building build-fuzz (clang, ASan+UBSan, libFuzzer)"
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFFLAB_SANITIZE=ON \
+    -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_BUILD_SIM=OFF -DOFFLAB_WERROR=ON >/dev/null
+  cmake --build build-fuzz >/dev/null
+  echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- models fuzz || echo ' (+ local changes)')" >"$built"
+elif ! ls build-fuzz/fuzz/*_fuzz >/dev/null 2>&1; then
+  echo "fuzz_campaign: error: --no-build but build-fuzz/fuzz/ has no targets" >&2; exit 2
+fi
 targets=()
 for bin in build-fuzz/fuzz/*_fuzz; do
   name=$(basename "$bin")
@@ -92,7 +102,7 @@ run_target() {
 total_crashes=0
 if [ "$run" = 1 ]; then
   start=$(date +%s)
-  commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- models fuzz || echo ' (+ local changes)')"
+  commit=$(cat "$built" 2>/dev/null || echo "unknown (built before $built was kept)")
   echo "fuzz_campaign: ${#targets[@]} targets x ${seconds}s, $jobs at once: ${targets[*]}"
   for name in "${targets[@]}"; do
     rm -f "$out/results/$name.tsv"

@@ -3,6 +3,7 @@
 // softirq core, and handing what the kernel model delivered to guests,
 // sockets or the wire.
 #include <algorithm>
+#include <tuple>
 
 #include "linux-host.h"
 #include "ns3/simulator.h"
@@ -60,16 +61,24 @@ uint32_t LinuxHost::RssQueue(const offlab::Bytes& f) const {
   if (m_queues.size() <= 1) {
     return 0;
   }
-  return FlowHashOf(f, m_rssUdpPorts) % m_queues.size();
+  return FlowHashOf(f.data(), f.size(), m_rssUdpPorts) % m_queues.size();
 }
 
-uint32_t LinuxHost::FlowHash(const offlab::Bytes& f) { return FlowHashOf(f, true); }
+uint32_t LinuxHost::FlowHash(const offlab::Bytes& f) {
+  return FlowHashOf(f.data(), f.size(), true);
+}
 
-uint32_t LinuxHost::FlowHashOf(const offlab::Bytes& f, bool udpPorts) {
-  if (f.size() < offlab::hdr::kEthLen + offlab::hdr::kIpv4MinLen) {
+uint32_t LinuxHost::FlowHash(const offlab::Packet& p) {
+  // Ethernet, an IPv4 header with options or IPv6, and the ports.
+  constexpr std::size_t kHeaders = offlab::hdr::kEthLen + 60 + 4;
+  const std::size_t n = std::min(p.size(), kHeaders);
+  return FlowHashOf(p.Linear(n), n, true);
+}
+
+uint32_t LinuxHost::FlowHashOf(const uint8_t* d, std::size_t size, bool udpPorts) {
+  if (size < offlab::hdr::kEthLen + offlab::hdr::kIpv4MinLen) {
     return 0;
   }
-  const uint8_t* d = f.data();
   const uint16_t type = offlab::GetBe16(d + 12);
   uint32_t h = 2166136261u;
   std::size_t l4 = 0;
@@ -84,7 +93,7 @@ uint32_t LinuxHost::FlowHashOf(const offlab::Bytes& f, bool udpPorts) {
       l4 = offlab::hdr::kEthLen + (ip[0] & 0x0f) * 4u;
     }
   } else if (type == offlab::hdr::kEthTypeIpv6 &&
-             f.size() >= offlab::hdr::kEthLen + offlab::hdr::kIpv6Len) {
+             size >= offlab::hdr::kEthLen + offlab::hdr::kIpv6Len) {
     const uint8_t* ip = d + offlab::hdr::kEthLen;
     for (int i = 0; i < 8; i++) {
       h = Mix(h, offlab::GetBe32(ip + 8 + 4 * i));
@@ -97,7 +106,7 @@ uint32_t LinuxHost::FlowHashOf(const offlab::Bytes& f, bool udpPorts) {
   // VXLAN between two hosts lands on one queue: `ethtool -N rx-flow-hash`).
   const bool ports =
       proto == offlab::hdr::kProtoTcp || (proto == offlab::hdr::kProtoUdp && udpPorts);
-  if (l4 && ports && f.size() >= l4 + 4) {
+  if (l4 && ports && size >= l4 + 4) {
     h = Mix(h, offlab::GetBe32(d + l4));
   }
   // FNV's low bits depend only on the inputs' low bits (ports differing in
@@ -284,7 +293,10 @@ void LinuxHost::Deliver(offlab::kernel::RxOutcome out) {
       continue;
     }
     offlab::Sent s;
-    s.frame = std::move(skb.pkt).TakeBytes();
+    // The headers as the frame, the payload passed on as the skb's buffer
+    // (vhost-net copies it once, into the guest: DeliverFromHost).
+    constexpr std::size_t kHeaders = 128;
+    std::tie(s.frame, s.tail) = std::move(skb.pkt).TakeHeadShared(kHeaders);
     s.offloads.set_ip(offlab::CsumStatus::kGood);
     if (ep->vhost && i < out.tap_hdrs.size()) {
       // What tun_put_user's virtio-net header tells the guest: NEEDS_CSUM
@@ -298,7 +310,7 @@ void LinuxHost::Deliver(offlab::kernel::RxOutcome out) {
       // vhost-net's handle_rx copies the packet into the guest's buffers.
       CpuWork w;
       w.txFrames = 1;
-      w.copyBytes = static_cast<double>(s.frame.size());
+      w.copyBytes = static_cast<double>(s.size());
       Time done;
       if (!ep->vhost->Submit(w, &done)) {
         m_stats.cpuDrops++;

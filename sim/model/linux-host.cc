@@ -110,9 +110,9 @@ void LinuxHost::FromGuest(uint32_t index, offlab::Packet p, offlab::RxMeta meta)
     }
     // tun_get_user copies the guest's buffer into the skb.
     w.copyBytes += static_cast<double>(p.size());
-    err = offlab::kernel::HostGuestSkb(m_host, std::move(p).TakeBytes(), h, &skb);
+    err = offlab::kernel::HostGuestSkb(m_host, std::move(p), h, &skb);
   } else {
-    err = offlab::kernel::HostSocketSkb(m_host, std::move(p).TakeBytes(), &skb);
+    err = offlab::kernel::HostSocketSkb(m_host, std::move(p), &skb);
   }
   if (!err.empty()) {
     m_stats.drops["guest: " + err]++;
@@ -121,7 +121,7 @@ void LinuxHost::FromGuest(uint32_t index, offlab::Packet p, offlab::RxMeta meta)
   }
   // skb_get_hash: the flow dissector's hash of the inner flow, which the
   // VXLAN source port carries to the receiver's RSS (udp_flow_src_port).
-  m_host.route.flow_hash = FlowHash(skb.pkt.bytes());
+  m_host.route.flow_hash = FlowHash(skb.pkt);
   offlab::kernel::TxOutcome out = offlab::kernel::HostTransmit(m_host, std::move(skb));
   w.txFrames = static_cast<double>(out.to_driver.size());
   if (m_host.vxlan && !out.to_driver.empty()) {

@@ -98,8 +98,10 @@ class LinuxHost : public Object {
   void FromWire(Ptr<FrameTrain> train);
   uint32_t RssQueue(const offlab::Bytes& frame) const;
   /** A hash of the frame's addresses and (for TCP, and UDP if `udpPorts`) ports. */
-  static uint32_t FlowHashOf(const offlab::Bytes& frame, bool udpPorts);
+  static uint32_t FlowHashOf(const uint8_t* frame, std::size_t len, bool udpPorts);
   static uint32_t FlowHash(const offlab::Bytes& frame);
+  /** The same from a packet's headers alone (its payload is not read). */
+  static uint32_t FlowHash(const offlab::Packet& p);
   void SchedulePoll(uint32_t q, bool repoll);
   void Poll(uint32_t q);
   void Deliver(offlab::kernel::RxOutcome out);

@@ -80,5 +80,51 @@ TEST(PacketBuffer, ReservedRoomTakesPutsWithoutMovingTheBytes) {
   EXPECT_EQ(p.data()[3002], 0x42);
 }
 
+TEST(PacketBuffer, TakeHeadSharedSplitsWithoutMovingThePayload) {
+  Packet p(Bytes{1, 2, 3, 4, 5, 6, 7});
+  const uint8_t* payload = p.data() + 3;
+  auto [head, tail] = std::move(p).TakeHeadShared(3);
+  EXPECT_EQ(head, (Bytes{1, 2, 3}));
+  ASSERT_EQ(tail.size(), 4u);
+  ASSERT_EQ(tail.count(), 1u);
+  // The payload stays where it was: the packet's buffer became the tail's.
+  EXPECT_EQ(tail.slice(0).buf->data() + tail.slice(0).ofs, payload);
+  Bytes rest(4);
+  tail.CopyTo(rest.data());
+  EXPECT_EQ(rest, (Bytes{4, 5, 6, 7}));
+  EXPECT_EQ(p.size(), 0u);
+}
+
+TEST(PacketBuffer, TakeHeadSharedOfAShortPacketIsAllHead) {
+  auto [head, tail] = Packet(Bytes{1, 2}).TakeHeadShared(3);
+  EXPECT_EQ(head, (Bytes{1, 2}));
+  EXPECT_TRUE(tail.empty());
+}
+
+TEST(PacketBuffer, WithBytesOnlyForgetsLayersAndOffloads) {
+  Packet p(Bytes{1, 2, 3});
+  p.l3_ofs = 1;
+  p.inner_l4_ofs = 2;
+  p.tso_segsz = 1400;
+  p.offloads.set_l4(CsumStatus::kGood);
+  p.md.mark = 7;
+  Packet q = std::move(p).WithBytesOnly();
+  EXPECT_EQ(q.bytes(), (Bytes{1, 2, 3}));
+  EXPECT_EQ(q.l3_ofs, kNoOffset);
+  EXPECT_EQ(q.inner_l4_ofs, kNoOffset);
+  EXPECT_EQ(q.tso_segsz, 0);
+  EXPECT_EQ(q.offloads.l4(), Offloads{}.l4());
+  EXPECT_EQ(q.md.mark, 0u);
+}
+
+TEST(PacketBuffer, ConstructedPacketHasZeroedHeadroomAndTheBytes) {
+  const Bytes frame{0xaa, 0xbb, 0xcc};
+  Packet p(frame.data(), frame.size(), 4);
+  EXPECT_EQ(p.headroom(), 4u);
+  EXPECT_EQ(p.bytes(), frame);
+  uint8_t* front = p.Push(4);
+  EXPECT_EQ(Bytes(front, front + 4), (Bytes{0, 0, 0, 0}));
+}
+
 }  // namespace
 }  // namespace offlab

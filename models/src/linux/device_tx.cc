@@ -155,19 +155,26 @@ bool CanDoChecksum(const SkBuff& skb, uint64_t f) {
   return tcp_udp && (f & (v4 ? netif::kIpCsum : netif::kIpv6Csum));
 }
 
+// A GSO skb: the hardware cuts its frames from it and leaves it as it was.
+std::vector<Bytes> GsoTransmit(const SkBuff& skb, uint64_t f, Counters* counters) {
+  if (!NetGsoOk(f | kNetifGsoRobust, skb.gso_type)) {
+    Count(counters, "device_tx_unsupported_gso");
+    return {skb.pkt.bytes()};
+  }
+  if (skb.gso_type & gso::kFraglist) return FraglistSplit(skb);
+  return Tso(skb, counters);
+}
+
+uint64_t TxFeatures(const SkBuff& skb, const DeviceFeatures& dev) {
+  return skb.encapsulation ? dev.features & dev.hw_enc_features : dev.features;
+}
+
 }  // namespace
 
 std::vector<Bytes> DeviceTransmit(SkBuff skb, const DeviceFeatures& dev, Counters* counters) {
   HardwareScope hw;
-  const uint64_t f = skb.encapsulation ? dev.features & dev.hw_enc_features : dev.features;
-  if (skb.is_gso()) {
-    if (!NetGsoOk(f | kNetifGsoRobust, skb.gso_type)) {
-      Count(counters, "device_tx_unsupported_gso");
-      return {skb.pkt.bytes()};
-    }
-    if (skb.gso_type & gso::kFraglist) return FraglistSplit(skb);
-    return Tso(skb, counters);
-  }
+  const uint64_t f = TxFeatures(skb, dev);
+  if (skb.is_gso()) return GsoTransmit(skb, f, counters);
   if (skb.ip_summed == IpSummed::kPartial) {
     const size_t field = size_t{skb.csum_start} + skb.csum_offset;
     if (skb.csum_start >= skb.len() || field + (skb.csum_not_inet ? 4 : 2) > skb.len()) {
@@ -193,6 +200,13 @@ std::vector<Bytes> DeviceTransmit(SkBuff skb, const DeviceFeatures& dev, Counter
     }
   }
   return {std::move(skb.pkt).TakeBytes()};
+}
+
+std::vector<Bytes> DeviceTransmitKeep(const SkBuff& skb, const DeviceFeatures& dev,
+                                      Counters* counters) {
+  if (!skb.is_gso()) return DeviceTransmit(skb, dev, counters);
+  HardwareScope hw;
+  return GsoTransmit(skb, TxFeatures(skb, dev), counters);
 }
 
 }  // namespace offlab::kernel

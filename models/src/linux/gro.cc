@@ -91,6 +91,9 @@ int SkbGroReceive(GroPacket& p, GroPacket& skb, const GroCtx& ctx) {
     p.last_nr_frags = skb.skb.nr_frags;
   }
   p.cb.count = static_cast<uint16_t>(p.cb.count + skb.cb.count);
+  // The first merge makes room for what the limit lets p grow to, so later
+  // merges append without moving what p already holds.
+  if (p.cb.count == 2) p.skb.pkt.Reserve(p.cb.mac_len + limit);
   p.skb.pkt.Put(skb.skb.pkt.data() + skb.cb.data_offset, len);
   skb.cb.same_flow = true;
   return 0;

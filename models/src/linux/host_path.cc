@@ -117,8 +117,8 @@ std::vector<SkBuff> DevXmit(PathCtx& ctx, SkBuff skb, const DeviceFeatures& dev,
 void NicTransmit(PathCtx& ctx, SkBuff skb, UplinkSink& sink) {
   const KernelHost& h = ctx.host;
   for (SkBuff& seg : DevXmit(ctx, std::move(skb), h.nic_dev, h.nic_xmit, "nic")) {
-    sink.to_driver.push_back(seg);
     if (h.ibmveth) {
+      sink.to_driver.push_back(seg);
       IbmvethTx t = IbmvethStartXmit(std::move(seg), *h.ibmveth, h.kv, &ctx.counters);
       if (t.sent)
         sink.wire.push_back(t.skb.pkt.bytes());
@@ -127,7 +127,9 @@ void NicTransmit(PathCtx& ctx, SkBuff skb, UplinkSink& sink) {
       sink.ibmveth.push_back(std::move(t));
       continue;
     }
-    for (Bytes& f : DeviceTransmit(std::move(seg), h.nic_dev, &ctx.counters))
+    // The hardware only reads a TSO skb: the recorded one is its input.
+    sink.to_driver.push_back(std::move(seg));
+    for (Bytes& f : DeviceTransmitKeep(sink.to_driver.back(), h.nic_dev, &ctx.counters))
       sink.wire.push_back(std::move(f));
   }
 }

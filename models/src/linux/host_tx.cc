@@ -69,37 +69,49 @@ KernelHost MakeKernelHost(const NicProfile& nic, KernelVersion kv) {
   return h;
 }
 
-std::string HostGuestSkb(const KernelHost& host, const Bytes& frame, const VnetHdr& hdr,
-                         SkBuff* out) {
+std::string HostGuestSkb(const KernelHost& host, Packet frame, const VnetHdr& hdr, SkBuff* out) {
   VnetHdrTunnel vh;
   vh.hdr = hdr;
-  return TapWrite(frame, vh, host.tap, out);
+  return TapWrite(std::move(frame), vh, host.tap, out);
+}
+
+std::string HostGuestSkb(const KernelHost& host, const Bytes& frame, const VnetHdr& hdr,
+                         SkBuff* out) {
+  return HostGuestSkb(host, Packet(frame), hdr, out);
 }
 
 std::string HostSocketSkb(const KernelHost& host, const Bytes& frame, SkBuff* out) {
-  if (frame.size() < hdr::kEthLen + hdr::kIpv4MinLen) return "frame too short";
-  const uint16_t type = GetBe16(frame.data() + 12);
-  const uint8_t* ip = frame.data() + hdr::kEthLen;
+  return HostSocketSkb(host, Packet(frame), out);
+}
+
+std::string HostSocketSkb(const KernelHost& host, Packet frame, SkBuff* out) {
+  const size_t size = frame.size();
+  if (size < hdr::kEthLen + hdr::kIpv4MinLen) return "frame too short";
+  // The headers are all that is checked here: the payload is not read.
+  constexpr size_t kMaxHeaders = hdr::kEthLen + 60 + 60;  // IPv4 and TCP with options
+  const uint8_t* f = frame.Linear(std::min(size, kMaxHeaders));
+  const uint16_t type = GetBe16(f + 12);
+  const uint8_t* ip = f + hdr::kEthLen;
   size_t l4 = 0;
   bool v6 = false;
   if (type == hdr::kEthTypeIpv4 && (ip[0] >> 4) == 4) {
     const size_t ihl = (ip[0] & 0x0f) * 4u;
     if (ihl < hdr::kIpv4MinLen || ip[hdr::kIpv4ProtoOfs] != hdr::kProtoTcp) return "not IPv4/TCP";
     l4 = hdr::kEthLen + ihl;
-  } else if (type == hdr::kEthTypeIpv6 && frame.size() >= hdr::kEthLen + hdr::kIpv6Len &&
+  } else if (type == hdr::kEthTypeIpv6 && size >= hdr::kEthLen + hdr::kIpv6Len &&
              ip[hdr::kIpv6NextOfs] == hdr::kProtoTcp) {
     l4 = hdr::kEthLen + hdr::kIpv6Len;
     v6 = true;
   } else {
     return "not IPv4/TCP or IPv6/TCP";
   }
-  if (frame.size() < l4 + hdr::kTcpMinLen) return "frame too short";
-  if (!v6 && frame.size() - hdr::kEthLen > 0xffff) return "IPv4 packet longer than 65535 bytes";
-  const size_t thlen = (frame[l4 + hdr::kTcpOffFlagsOfs] >> 4) * 4u;
-  if (thlen < hdr::kTcpMinLen || frame.size() < l4 + thlen) return "bad TCP header length";
+  if (size < l4 + hdr::kTcpMinLen) return "frame too short";
+  if (!v6 && size - hdr::kEthLen > 0xffff) return "IPv4 packet longer than 65535 bytes";
+  const size_t thlen = (f[l4 + hdr::kTcpOffFlagsOfs] >> 4) * 4u;
+  if (thlen < hdr::kTcpMinLen || size < l4 + thlen) return "bad TCP header length";
 
   SkBuff skb;
-  skb.pkt = Packet(frame);
+  skb.pkt = std::move(frame).WithBytesOnly();
   skb.pkt.l3_ofs = hdr::kEthLen;
   skb.pkt.l4_ofs = static_cast<uint16_t>(l4);
   uint8_t* d = skb.pkt.data();
@@ -114,7 +126,7 @@ std::string HostSocketSkb(const KernelHost& host, const Bytes& frame, SkBuff* ou
   // net/ipv4/tcp_ipv4.c, net/ipv6/tcp_ipv6.c): CHECKSUM_PARTIAL from the TCP
   // header with the checksum at offset 16 and the folded pseudo-header sum
   // (over the whole TCP length) in the field.
-  const uint32_t tcp_len = static_cast<uint32_t>(frame.size() - l4);
+  const uint32_t tcp_len = static_cast<uint32_t>(size - l4);
   const uint64_t pseudo = PseudoHeaderSum(skb, hdr::kEthLen, hdr::kProtoTcp, tcp_len);
   PutBe16(d + l4 + hdr::kTcpCsumOfs, csum::Fold(pseudo));
   skb.ip_summed = IpSummed::kPartial;
@@ -124,7 +136,7 @@ std::string HostSocketSkb(const KernelHost& host, const Bytes& frame, SkBuff* ou
   // is one TSO skb of gso_size mss and DIV_ROUND_UP(len, mss) segments;
   // gso_type is the socket's sk_gso_type (SKB_GSO_TCPV4 / TCPV6, set by
   // tcp_v4_connect / tcp_v6_connect and copied in tcp_transmit_skb).
-  const size_t payload = frame.size() - l4 - thlen;
+  const size_t payload = size - l4 - thlen;
   // tcp_sendmsg_locked (torvalds/linux 7d0a66e4bb90 net/ipv4/tcp.c) copies
   // the user's data into page frags (skb_copy_to_page_nocache) on a route
   // with scatter-gather, which every device here has: only headers are linear.

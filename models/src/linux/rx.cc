@@ -59,29 +59,29 @@ HwCheck VerifyLikeHardware(const SkBuff& skb, const NicProfile& p) {
   h.tunnel = tt != TunnelType::kNone && (rv.inner_ip || rv.inner_l4);
   bool any_bad_non_udp = false;
   for (const ChecksumField& f : d.checksums) {
+    // Each field's layer is classified once (several tests below ask).
+    const bool ipv4 = f.layer == "ipv4", udp = f.layer == "udp";
+    const bool l4 = udp || IsL4(f.layer), icmp = !ipv4 && !l4 && IsIcmp(f.layer);
     bool checked = false;
     if (f.depth == 0) {
-      checked = (f.layer == "ipv4" && rv.outer_ip) || (IsL4(f.layer) && rv.outer_l4) ||
-                (IsIcmp(f.layer) && !h.tunnel);
+      checked = (ipv4 && rv.outer_ip) || (l4 && rv.outer_l4) || (icmp && !h.tunnel);
     } else if (f.depth == 1 && h.tunnel) {
-      checked =
-          (f.layer == "ipv4" && rv.inner_ip) || (IsL4(f.layer) && rv.inner_l4) || IsIcmp(f.layer);
+      checked = (ipv4 && rv.inner_ip) || (l4 && rv.inner_l4) || icmp;
     }
     if (!checked) continue;
-    if (IsIcmp(f.layer)) {
+    if (icmp) {
       // Hardware that reports ICMP does not verify its checksum.
       h.icmp = true;
       continue;
     }
     if (f.verdict == Verdict::kIncorrect) {
       h.bad = true;
-      if (f.layer != "udp") any_bad_non_udp = true;
-      if (f.layer == "ipv4" && f.depth == 0 && h.tunnel) h.bad_outer_ip = true;
-    } else if (f.verdict == Verdict::kAbsent && f.layer == "udp") {
+      if (!udp) any_bad_non_udp = true;
+      if (ipv4 && f.depth == 0 && h.tunnel) h.bad_outer_ip = true;
+    } else if (f.verdict == Verdict::kAbsent && udp) {
       h.udp_zero = true;
     }
-    if (IsL4(f.layer) && f.verdict != Verdict::kNotChecked && (f.depth == 1 || !h.tunnel))
-      h.l4_checked = true;
+    if (l4 && f.verdict != Verdict::kNotChecked && (f.depth == 1 || !h.tunnel)) h.l4_checked = true;
   }
   h.bad_udp_only = h.bad && !any_bad_non_udp;
   return h;

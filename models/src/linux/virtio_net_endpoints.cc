@@ -22,11 +22,13 @@ constexpr uint8_t kNexthdrHop = 0, kNexthdrRouting = 43, kNexthdrFragment = 44, 
 // a crafted packet cannot loop the dissection.
 constexpr int kMaxDissectSteps = 32;
 
-SkBuff FreshSkb(const Bytes& frame) {
+SkBuff FreshSkb(Packet frame) {
   SkBuff skb;
-  skb.pkt = Packet(frame);
+  skb.pkt = std::move(frame).WithBytesOnly();
   return skb;
 }
+
+SkBuff FreshSkb(const Bytes& frame) { return FreshSkb(Packet(frame)); }
 
 }  // namespace
 
@@ -115,8 +117,14 @@ void EthReceiveOffsets(SkBuff& skb) {
 
 std::string TapWrite(const Bytes& frame, const VnetHdrTunnel& hdr, const TapConfig& cfg,
                      SkBuff* out, Counters* counters) {
+  return TapWrite(Packet(frame), hdr, cfg, out, counters);
+}
+
+std::string TapWrite(Packet frame, const VnetHdrTunnel& hdr, const TapConfig& cfg, SkBuff* out,
+                     Counters* counters) {
   // v6.18.19 drivers/net/tun.c:1697-1848 tun_get_user for IFF_TAP|IFF_NO_PI.
-  *out = FreshSkb(frame);
+  const size_t size = frame.size();
+  *out = FreshSkb(std::move(frame));
   VnetHdrTunnel applied;  // :1719 zeroed: no header means no offload
   bool tnl = false;
   size_t hdr_len = 0;
@@ -136,10 +144,10 @@ std::string TapWrite(const Bytes& frame, const VnetHdrTunnel& hdr, const TapConf
     if (applied.hdr.flags & VnetHdr::kNeedsCsum)
       hdr_len = std::max<size_t>(
           static_cast<size_t>(applied.hdr.csum_start) + applied.hdr.csum_offset + 2, hdr_len);
-    if (hdr_len > frame.size()) return "hdr_len " + std::to_string(hdr_len) + " beyond the packet";
+    if (hdr_len > size) return "hdr_len " + std::to_string(hdr_len) + " beyond the packet";
   }
   // tun.c:1743-1747 a TAP frame (and its header length) covers Ethernet.
-  if (frame.size() < hdr::kEthLen || (hdr_len && hdr_len < hdr::kEthLen))
+  if (size < hdr::kEthLen || (hdr_len && hdr_len < hdr::kEthLen))
     return "frame shorter than an Ethernet header";
   // tun.c:1814-1818 the header is applied before eth_type_trans, with no
   // network header and no protocol yet; a rejection counts a frame error.

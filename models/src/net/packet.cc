@@ -8,9 +8,15 @@
 
 namespace offlab {
 
-Packet::Packet(const uint8_t* data, size_t len, size_t headroom)
-    : buf_(headroom + len), head_(headroom), len_(len) {
-  if (len && data) std::memcpy(buf_.data() + head_, data, len);  // null: zero-filled
+Packet::Packet(const uint8_t* data, size_t len, size_t headroom) : head_(headroom), len_(len) {
+  if (!len || !data) {
+    buf_.resize(headroom + len);  // null: zero-filled
+    return;
+  }
+  // Only the headroom is zeroed: filling the frame first would write it twice.
+  buf_.reserve(headroom + len);
+  buf_.resize(headroom);
+  buf_.insert(buf_.end(), data, data + len);
 }
 
 Packet Packet::Adopt(Bytes&& bytes) {
@@ -29,9 +35,13 @@ void Packet::LinearizeSlow() const {
 }
 
 Bytes Packet::bytes() const {
-  Bytes out(size());
-  std::memcpy(out.data(), head(), len_);
-  tail_.CopyTo(out.data() + len_);
+  Bytes out;
+  out.reserve(size());
+  out.assign(head(), head() + len_);
+  if (has_tail()) {
+    out.resize(size());
+    tail_.CopyTo(out.data() + len_);
+  }
   return out;
 }
 
@@ -47,6 +57,18 @@ std::pair<Bytes, Rope> Packet::TakeSplit() && {
   Rope tail = std::move(tail_);
   tail_.Clear();
   return {std::move(*this).TakeBytes(), std::move(tail)};
+}
+
+std::pair<Bytes, Rope> Packet::TakeHeadShared(size_t n) && {
+  if (has_tail() || n >= len_) return std::move(*this).TakeSplit();
+  Bytes head(buf_.begin() + static_cast<std::ptrdiff_t>(head_),
+             buf_.begin() + static_cast<std::ptrdiff_t>(head_ + n));
+  const size_t ofs = head_ + n, rest = len_ - n;
+  Rope tail;
+  tail.Append(Slice{PayloadBuf::Own(std::move(buf_)), ofs, rest});
+  buf_.clear();
+  head_ = len_ = 0;
+  return {std::move(head), std::move(tail)};
 }
 
 void Packet::AppendFrom(const Packet& src, size_t ofs, size_t len) {

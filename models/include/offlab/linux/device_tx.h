@@ -28,4 +28,9 @@ namespace offlab::kernel {
 std::vector<Bytes> DeviceTransmit(SkBuff skb, const DeviceFeatures& dev,
                                   Counters* counters = nullptr);
 
+// The same for an skb the caller keeps (the host path records what it handed
+// the driver): a GSO skb, which the hardware only reads, is not copied.
+std::vector<Bytes> DeviceTransmitKeep(const SkBuff& skb, const DeviceFeatures& dev,
+                                      Counters* counters = nullptr);
+
 }  // namespace offlab::kernel

@@ -127,6 +127,7 @@ KernelHost MakeKernelHost(const NicProfile& nic, KernelVersion kv = kLabKernel);
 // TapConfig). Returns "" or the reason the kernel refuses the header.
 std::string HostGuestSkb(const KernelHost& host, const Bytes& frame, const VnetHdr& hdr,
                          SkBuff* out);
+std::string HostGuestSkb(const KernelHost& host, Packet frame, const VnetHdr& hdr, SkBuff* out);
 
 // The skb a local TCP socket hands to the IP layer for the Ethernet + IPv4/
 // IPv6 + TCP `frame` (whose checksum field is ignored): CHECKSUM_PARTIAL at
@@ -134,6 +135,8 @@ std::string HostGuestSkb(const KernelHost& host, const Bytes& frame, const VnetH
 // gso_size host.mss when the payload is longer. Returns "" or why the frame
 // is not one (too short, not TCP).
 std::string HostSocketSkb(const KernelHost& host, const Bytes& frame, SkBuff* out);
+// The same for a frame already in a Packet (its bytes only; moved, not copied).
+std::string HostSocketSkb(const KernelHost& host, Packet frame, SkBuff* out);
 
 // The software work a path cost: the work meter's delta over the call
 // (bytes checksummed, bytes copied into segments, segments made in

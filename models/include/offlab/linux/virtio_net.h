@@ -109,6 +109,9 @@ struct TapConfig {
 // it return -EINVAL without counting).
 std::string TapWrite(const Bytes& frame, const VnetHdrTunnel& hdr, const TapConfig& cfg,
                      SkBuff* out, Counters* counters = nullptr);
+// The same for a frame already in a Packet (its bytes only; moved, not copied).
+std::string TapWrite(Packet frame, const VnetHdrTunnel& hdr, const TapConfig& cfg, SkBuff* out,
+                     Counters* counters = nullptr);
 
 // A read() from the TAP (tun_put_user): the header the kernel writes in
 // front of an skb the stack transmits through the TAP device (has_data_valid

@@ -129,6 +129,11 @@ class Packet {
   void AppendFrom(const Packet& src, size_t ofs, size_t len);
   // The head's bytes and the tail, leaving the packet empty.
   std::pair<Bytes, Rope> TakeSplit() &&;
+  // The first `n` bytes copied out and the rest handed over as a shared tail
+  // (the packet's own buffer becomes the payload buffer, nothing is moved),
+  // leaving the packet empty: for headers read and rewritten apart from a
+  // payload that is only passed on.
+  std::pair<Bytes, Rope> TakeHeadShared(size_t n) &&;
 
   // Layer offsets from data(): outer L2 is always at 0.
   uint16_t l2_5_ofs = kNoOffset;  // first VLAN tag
@@ -158,6 +163,16 @@ class Packet {
   void ResetOffsets() {
     l2_5_ofs = l3_ofs = l4_ofs = kNoOffset;
     inner_l2_ofs = inner_l3_ofs = inner_l4_ofs = kNoOffset;
+  }
+  // The same bytes (head and shared tail) with every layer offset, offload
+  // and metadata field back to a new packet's: for a frame that enters a
+  // different stack (a guest's frame becoming a fresh skb).
+  Packet WithBytesOnly() && {
+    ResetOffsets();
+    ResetOffload();
+    tso_segsz = 0;
+    md = PacketMetadata{};
+    return std::move(*this);
   }
   // dp_packet_reset_offload: offloads cleared together with hash and mark.
   void ResetOffload() {
