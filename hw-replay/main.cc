@@ -253,9 +253,12 @@ void PortInit(uint16_t port, rte_mempool* pool, uint32_t* caps, bool* multi_seg)
   *multi_seg = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
   conf.txmode.offloads =
       hwreplay::DpdkTxOffloads(*caps) | (*multi_seg ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0);
+  // Scatter where offered: a frame longer than one mbuf (the TAP PMD's
+  // unsegmented IPv6 TSO packet) is then read as a chain instead of being
+  // truncated and dropped (DPDK v22.11.11 drivers/net/tap/rte_eth_tap.c:449-466).
   conf.rxmode.offloads =
       info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_CHECKSUM | RTE_ETH_RX_OFFLOAD_OUTER_IPV4_CKSUM |
-                              RTE_ETH_RX_OFFLOAD_OUTER_UDP_CKSUM);
+                              RTE_ETH_RX_OFFLOAD_OUTER_UDP_CKSUM | RTE_ETH_RX_OFFLOAD_SCATTER);
 
   const uint16_t rxq = info.max_rx_queues ? 1 : 0;
   ret = rte_eth_dev_configure(port, rxq, 1, &conf);
