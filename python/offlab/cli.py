@@ -191,8 +191,16 @@ def _cmd_replay_kernel_tap(args: argparse.Namespace) -> int:
     from . import kernel_tap
     from .lab.nsutil import LabError, LabInterrupted
 
-    given = [f for f, v in (("--port", args.port), ("--tx-profile", args.tx_profile),
-                            ("--loop", args.loop), ("--timeout", args.timeout)) if v is not None]
+    given = [
+        f
+        for f, v in (
+            ("--port", args.port),
+            ("--tx-profile", args.tx_profile),
+            ("--loop", args.loop),
+            ("--timeout", args.timeout),
+        )
+        if v is not None
+    ]
     if args.eal or given:
         what = ", ".join(given + (["EAL arguments"] if args.eal else []))
         raise _core.OfflabError(f"replay kernel-tap uses no DPDK port: {what} not allowed")

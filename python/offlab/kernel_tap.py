@@ -170,9 +170,7 @@ def compare_frames(what: str, want: list[bytes], got: list[bytes]) -> list[Row]:
     return rows
 
 
-def compare_reads(
-    want: list[tuple[VnetHdr, bytes]], got: list[tuple[VnetHdr, bytes]]
-) -> list[Row]:
+def compare_reads(want: list[tuple[VnetHdr, bytes]], got: list[tuple[VnetHdr, bytes]]) -> list[Row]:
     rows = []
     for i in range(max(len(want), len(got))):
         w = want[i] if i < len(want) else None

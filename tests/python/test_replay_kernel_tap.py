@@ -99,7 +99,7 @@ def test_the_kernel_reports_what_the_model_predicts_on_the_way_back(
     by_name = {r.path.name: r for r in results}
     for name, gso_type, hdrs in (("tcp-tso-partial.pcapng", GSO_TCPV4, 54),
                                  ("tcp6-tso-partial.pcapng", GSO_TCPV6, 74)):  # fmt: skip
-        (hdr, frame), = by_name[name].reads
+        ((hdr, frame),) = by_name[name].reads
         assert (hdr.flags, hdr.gso_type, hdr.gso_size) == (NEEDS_CSUM, gso_type, 1000)
         assert (hdr.csum_start, hdr.csum_offset) == (hdrs - 20, 16)
         assert len(frame) == hdrs + 2500
