@@ -70,6 +70,7 @@ namespace {
 constexpr uint16_t kRingSize = 1024;
 constexpr uint16_t kMaxBurst = 64;
 constexpr unsigned kMbufCache = 256;
+constexpr size_t kJumbo = 9216;  // the longest frame check mode sizes its mbufs for
 
 /* Command line of the application (after the EAL's `--`). */
 struct Options {
@@ -253,9 +254,12 @@ void PortInit(uint16_t port, rte_mempool* pool, uint32_t* caps, bool* multi_seg)
   *multi_seg = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
   conf.txmode.offloads =
       hwreplay::DpdkTxOffloads(*caps) | (*multi_seg ? RTE_ETH_TX_OFFLOAD_MULTI_SEGS : 0);
+  // Scatter where offered: a frame longer than one mbuf is then read as a
+  // chain instead of being truncated and dropped (DPDK v22.11.11
+  // drivers/net/tap/rte_eth_tap.c:449-466).
   conf.rxmode.offloads =
       info.rx_offload_capa & (RTE_ETH_RX_OFFLOAD_CHECKSUM | RTE_ETH_RX_OFFLOAD_OUTER_IPV4_CKSUM |
-                              RTE_ETH_RX_OFFLOAD_OUTER_UDP_CKSUM);
+                              RTE_ETH_RX_OFFLOAD_OUTER_UDP_CKSUM | RTE_ETH_RX_OFFLOAD_SCATTER);
 
   const uint16_t rxq = info.max_rx_queues ? 1 : 0;
   ret = rte_eth_dev_configure(port, rxq, 1, &conf);
@@ -636,7 +640,19 @@ int main(int argc, char** argv) {
     size_t frames = 0;
     for (const tracefile::Record& r : trace) frames += r.role == tracefile::Role::kTx ? 64 : 1;
     const unsigned nb = static_cast<unsigned>(std::min<size_t>(frames + 8191, 65535));
-    pool = rte_pktmbuf_pool_create("replay_pool", nb, kMbufCache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+    /* Check mode: mbufs that hold the longest frame the trace can put on the
+     * wire (up to a jumbo frame) in one segment, because the TAP PMD checks
+     * no checksum of a frame spread over several mbufs (DPDK v22.11.11
+     * drivers/net/tap/rte_eth_tap.c:352-354, :367-369, :383-384): its
+     * unsegmented IPv6 TSO frame would otherwise read as unverified. */
+    size_t room = RTE_MBUF_DEFAULT_DATAROOM;
+    if (opt.mode == "check") {
+      for (const tracefile::Record& r : trace) {
+        if (r.role == tracefile::Role::kTx) room = std::max(room, std::min(r.frame.size(), kJumbo));
+      }
+    }
+    pool = rte_pktmbuf_pool_create("replay_pool", nb, kMbufCache, 0,
+                                   static_cast<uint16_t>(RTE_PKTMBUF_HEADROOM + room),
                                    rte_socket_id());
     if (!pool) throw Error(std::string("cannot create the mbuf pool: ") + rte_strerror(rte_errno));
     uint32_t caps = 0;

@@ -152,6 +152,7 @@ statuses in the low 16 bits, inner = outer << 16.)doc")
       .def_readonly("outer_udp_needs_pseudo_seed", &NicProfile::outer_udp_needs_pseudo_seed)
       .def_readonly("outer_udp_left_as_is", &NicProfile::outer_udp_left_as_is)
       .def_readonly("rx_zero_udp_csum_literal", &NicProfile::rx_zero_udp_csum_literal)
+      .def_readonly("tso_ipv4_only", &NicProfile::tso_ipv4_only)
       .def_readonly("sources", &NicProfile::sources)
       .def_readonly("notes", &NicProfile::notes)
       .def("__repr__", [](const NicProfile& p) { return "<NicProfile " + p.name + ">"; });

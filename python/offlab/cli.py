@@ -170,6 +170,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     from . import hw_replay
 
+    if args.mode == "kernel-tap":
+        return _cmd_replay_kernel_tap(args)
+    if args.inject or args.no_reverse:
+        raise _core.OfflabError("--inject and --no-reverse go with replay kernel-tap")
     return hw_replay.run(
         args.mode,
         args.trace,
@@ -181,6 +185,32 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         timeout_ms=args.timeout,
         verbose=args.verbose,
     )
+
+
+def _cmd_replay_kernel_tap(args: argparse.Namespace) -> int:
+    from . import kernel_tap
+    from .lab.nsutil import LabError, LabInterrupted
+
+    given = [
+        f
+        for f, v in (
+            ("--port", args.port),
+            ("--tx-profile", args.tx_profile),
+            ("--loop", args.loop),
+            ("--timeout", args.timeout),
+        )
+        if v is not None
+    ]
+    if args.eal or given:
+        what = ", ".join(given + (["EAL arguments"] if args.eal else []))
+        raise _core.OfflabError(f"replay kernel-tap uses no DPDK port: {what} not allowed")
+    try:
+        return kernel_tap.run_cli([args.trace], args.profile, args.inject, not args.no_reverse)
+    except LabError as e:
+        raise _core.OfflabError(f"kernel-tap replay: {e}") from e
+    except LabInterrupted as e:
+        print(f"offlab: error: interrupted ({e}); namespaces removed", file=sys.stderr)
+        return 143
 
 
 def _cmd_lab(args: argparse.Namespace) -> int:
@@ -267,21 +297,38 @@ def build_parser() -> argparse.ArgumentParser:
     sw.set_defaults(func=_cmd_sweep)
     rp = sub.add_parser(
         "replay",
-        help="replay a trace onto a DPDK port (tx) or check what a port receives (check)",
+        help="replay a trace onto a DPDK port (tx), check what a port receives (check), or "
+        "replay it through the kernel TAP device with virtio-net headers (kernel-tap)",
         description="Runs hw-replay. DPDK EAL arguments follow '--', e.g. "
         "offlab replay tx traces/tcp-partial.pcapng -- --no-huge -m 512 --no-pci "
-        "--no-shconf --vdev net_pcap0,tx_pcap=out.pcap (docs/hw-replay.md).",
+        "--no-shconf --vdev net_pcap0,tx_pcap=out.pcap (docs/hw-replay.md). "
+        "kernel-tap (root, /dev/net/tun) writes the trace with virtio-net headers to a "
+        "kernel TAP device bridged to a veth, compares what the veth peer receives and "
+        "what reads of the TAP return with offlab's predictions, and removes everything.",
     )
-    rp.add_argument("mode", choices=["tx", "check"])
+    rp.add_argument("mode", choices=["tx", "check", "kernel-tap"])
     rp.add_argument("trace", help="an offlab trace (docs/trace-format.md)")
     rp.add_argument("--port", help="DPDK port number or device name (default 0)")
-    rp.add_argument("--profile", help="check: NIC profile of the receiving port (default pcap)")
+    rp.add_argument(
+        "--profile",
+        help="check: NIC profile of the receiving port (default pcap); "
+        "kernel-tap: the tap port's profile (default tap)",
+    )
     rp.add_argument(
         "--tx-profile", help="check: NIC profile of the sending port (default: as --profile)"
     )
     rp.add_argument("--loop", type=int, help="tx: send the trace this many times")
     rp.add_argument("--timeout", type=int, help="check: stop after this many ms without a frame")
     rp.add_argument("-v", "--verbose", action="store_true", help="print the EAL log")
+    rp.add_argument(
+        "--inject",
+        action="append",
+        default=[],
+        help="kernel-tap: a seeded bug in the headers offlab writes (repeatable; offlab faults)",
+    )
+    rp.add_argument(
+        "--no-reverse", action="store_true", help="kernel-tap: skip sending the frames back"
+    )
     rp.set_defaults(func=_cmd_replay, eal=[])
     lb = sub.add_parser(
         "lab",

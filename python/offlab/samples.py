@@ -84,6 +84,24 @@ def tcp_bad_stays_bad() -> _core.Packet:
     return q
 
 
+def _tcp_tso(ethertype: int, ip: Callable[[int, bytes], bytes]) -> _core.Packet:
+    """A TCP TSO packet (2500 B payload, tso_segsz 1000: a shorter tail segment,
+    PSH on the last segment only) with partial checksums."""
+    p = _partial(_parsed(_eth(ethertype, ip(6, _tcp(_payload(2500), flags=0x18)))))
+    p.tso_segsz = 1000
+    return p
+
+
+def tcp_tso_partial() -> _core.Packet:
+    """IPv4/TCP TSO, IP and TCP checksums partial."""
+    return _tcp_tso(0x0800, _ipv4)
+
+
+def tcp6_tso_partial() -> _core.Packet:
+    """IPv6/TCP TSO, TCP checksum partial."""
+    return _tcp_tso(0x86DD, _ipv6)
+
+
 def vxlan_tso_partial() -> _core.Packet:
     """A TCP TSO packet (2900 B payload, tso_segsz 1000: a shorter tail segment)
     with partial inner checksums, VXLAN-encapsulated with the outer UDP checksum on:
@@ -114,6 +132,8 @@ def geneve_udp6_partial() -> _core.Packet:
 SAMPLES: dict[str, tuple[str, Callable[[], _core.Packet]]] = {
     "tcp-partial": ("IPv4/TCP, IP and TCP checksums partial", tcp_partial),
     "tcp-bad-stays-bad": ("IPv4/TCP with a bad TCP checksum that must stay bad", tcp_bad_stays_bad),
+    "tcp-tso-partial": ("IPv4/TCP TSO (3 segments), every checksum partial", tcp_tso_partial),
+    "tcp6-tso-partial": ("IPv6/TCP TSO (3 segments), TCP checksum partial", tcp6_tso_partial),
     "vxlan-tso-partial": (
         "VXLAN (outer UDP checksum on) around a TCP TSO packet, every checksum partial",
         vxlan_tso_partial,

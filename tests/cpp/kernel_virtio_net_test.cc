@@ -169,6 +169,19 @@ TEST(KernelVirtioFromSkb, GsoTypesItCanAndCannotExpress) {
   EXPECT_EQ(h.gso_type, vnet::kGsoUdpL4);
 }
 
+TEST(KernelVirtioFromSkb, HdrLenOfAGroChainIsTheFirstFramesLinearBytes) {
+  // GRO merged three linear 1054-byte frames (54 header + 1000 payload bytes):
+  // the later two hang on frag_list with their headers pulled, so
+  // skb_headlen is the first frame's 1054 bytes, not the whole 3054.
+  SkBuff s = Skb(TcpFrame(3000));
+  s.ip_summed = IpSummed::kPartial, s.csum_start = 34, s.csum_offset = 16;
+  s.gso_size = 1000, s.gso_type = gso::kTcpv4;
+  s.frag_list_lens = {1000, 1000};
+  VnetHdr h;
+  ASSERT_EQ(VirtioNetHdrFromSkb(s, true, &h), "");
+  EXPECT_EQ(h.hdr_len, 3054 - 2000);
+}
+
 // Outer Ethernet/IPv4/UDP(4789)/VXLAN + inner Ethernet/IPv4/TCP.
 Bytes VxlanTcpFrame(size_t payload) {
   Bytes inner = TcpFrame(payload);

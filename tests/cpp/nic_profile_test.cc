@@ -100,9 +100,11 @@ TEST(NicProfileTest, EveryValueCarriesASource) {
   for (const std::string& name : BuiltinProfileNames()) {
     const NicProfile p = BuiltinProfile(name);
     // Optional quirks, where a profile states them, carry a source too.
-    const size_t optional = p.sources.count("rx_zero_udp_csum_literal");
-    EXPECT_EQ(p.sources.size(), keys.size() + optional) << name;
-    EXPECT_EQ(optional, p.rx_zero_udp_csum_literal ? 1u : optional) << name;
+    const size_t zero_udp = p.sources.count("rx_zero_udp_csum_literal");
+    const size_t tso4 = p.sources.count("tso_ipv4_only");
+    EXPECT_EQ(p.sources.size(), keys.size() + zero_udp + tso4) << name;
+    EXPECT_EQ(zero_udp, p.rx_zero_udp_csum_literal ? 1u : zero_udp) << name;
+    EXPECT_EQ(tso4, p.tso_ipv4_only ? 1u : tso4) << name;
     for (const std::string& key : keys) {
       SCOPED_TRACE(name + "." + key);
       const auto it = p.sources.find(key);

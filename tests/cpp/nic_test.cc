@@ -137,6 +137,32 @@ TEST(NicTransmit, HardwareTsoGivesR7Segments) {
   EXPECT_EQ(violations.size(), 1u);
 }
 
+TEST(NicTransmit, TsoIpv4OnlySendsAnIpv6TsoPacketWhole) {
+  // DPDK's TAP PMD: rte_gso segments IPv4 TCP only; an IPv6 TSO packet
+  // leaves as one frame with its TCP checksum computed over all of it.
+  NicTx nic = Nic(cap::kTcpTso | cap::kTcpCksum | cap::kIpv4Cksum);
+  nic.tso_ipv4_only = true;
+  Packet p4 = Parsed(testing::R7Frame());
+  p4.tso_segsz = 500;
+  EXPECT_EQ(NicTransmit(p4, nic).size(), 4u);
+  // IPv6 (payload length 0x07e4 = 20 + 2000), TCP with a zero checksum field.
+  const std::string v6 = H("0a8f394fe0738abf7e2f058486dd 6000000007e40640"
+                           "20010db8000000000000000000000002 20010db8000000000000000000000001"
+                           "d4781451000000000000000050100000 00000000") +
+                         std::string(4000, '0');
+  Packet p6 = With(v6, CsumStatus::kUnknown, kPartial);
+  p6.tso_segsz = 500;
+  std::vector<std::string> violations;
+  PacketBatch out = NicTransmit(p6, nic, &violations);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(violations.empty());
+  const Bytes f = out[0].bytes();
+  EXPECT_EQ(f.size(), 14u + 40 + 20 + 2000);
+  EXPECT_TRUE(testing::OracleL4Ok(f, 14, 54, 6));
+  nic.tso_ipv4_only = false;  // any other NIC segments it
+  EXPECT_EQ(NicTransmit(p6, nic).size(), 4u);
+}
+
 TEST(NicTransmit, HardwareTunnelTsoGivesCorrectSegments) {
   Packet inner = Parsed(testing::R7Frame());
   inner.tso_segsz = 500;

@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import offlab
-from offlab import hw_replay, tap_port, trace
+from offlab import hw_replay, kernel_tap, tap_port, trace
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((REPO / "traces").glob("*.pcapng"))
 PROFILE = "dpdk_tap"
+ETH_MAX_FRAME = 1514  # an Ethernet header and a 1500-byte MTU
 
 if (REPO / "build" / "bin" / "offlab-hw-replay").is_file():
     os.environ.setdefault("OFFLAB_HW_REPLAY", str(REPO / "build" / "bin" / "offlab-hw-replay"))
@@ -42,22 +42,6 @@ _why = (
     else tap_port.unavailable()
 )
 pytestmark = pytest.mark.skipif(_why is not None, reason=f"TAP PMD replay: {_why}")
-
-
-@pytest.fixture(scope="module")
-def counterexamples(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """The verifier's counterexamples with a seeded bug (the E810's unseeded
-    outer UDP checksum): traces with DPDK tx records."""
-    out = tmp_path_factory.mktemp("verify")
-    res = subprocess.run(
-        [sys.executable, "-m", "offlab.cli", "verify", "--profile", "e810", "--inject",
-         "intel-outer-udp-unseeded", "--no-lemmas", "--no-kernel", "--out", str(out)],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    assert res.returncode == 1, res.stdout + res.stderr
-    paths = sorted(out.glob("*.pcapng"))
-    assert len(paths) >= 2
-    return paths
 
 
 @pytest.fixture
@@ -104,6 +88,10 @@ def replay_check(
         assert p.stdout is not None
         first = p.stdout.readline()
         assert first.startswith("check: receiving"), first + (p.stderr.read() if p.stderr else "")
+        if max(map(len, frames), default=0) > ETH_MAX_FRAME:
+            # The PMD set the device's MTU to its own 1500 when it attached
+            # (rte_eth_tap.c:2089-2091); the kernel sends nothing longer.
+            port.ns.ip("link", "set", port.iface, "mtu", "9000")
         port.send(frames)
         out, err = p.communicate(timeout=60)
     finally:
@@ -174,3 +162,41 @@ def test_seeded_unseeded_outer_udp_checksum_is_a_mismatch(
         assert not [r for r in rows if " rx " in f" {r} "], rows
         shown += 1
     assert shown >= 1
+
+
+def test_ipv6_tso_is_sent_whole_as_the_profile_says(port: tap_port.TapPort) -> None:
+    """rte_gso segments only IPv4 TCP, so the PMD writes the IPv6 TSO sample
+    to the kernel as one frame of 74 header + 2500 payload bytes with its TCP
+    checksum complete (the profile's tso_ipv4_only), and the IPv4 one as
+    three segments; check mode reads the long frame back (RX scatter)."""
+    v6 = REPO / "traces" / "tcp6-tso-partial.pcapng"
+    got = replay_tx(port, v6)
+    assert [len(g) for g in got] == [74 + 2500]
+    assert trace.csum_verdicts(got[0]) == {"tcp": "ok"}
+    assert got == predicted(trace.read(v6))
+    v4 = replay_tx(port, REPO / "traces" / "tcp-tso-partial.pcapng")
+    assert [len(g) for g in v4] == [54 + 1000, 54 + 1000, 54 + 500]
+    res = replay_check(port, v6, got)
+    assert res.returncode == 0, (res.stdout, res.stderr)
+    assert "all 1 frames match" in res.stdout, res.stdout
+
+
+def test_seeded_wrong_pseudo_header_is_a_mismatch(port: tap_port.TapPort) -> None:
+    """Before OVS 5603b869a, a tap port seeded an IPv6 UDP partial checksum
+    with a pseudo-header read from the L4 pointer, and the kernel completed
+    the checksum from that seed. The frame such a port puts on the wire (made
+    by the real kernel through offlab.kernel_tap) is read through the TAP PMD:
+    a byte mismatch against the fixed OVS's prediction, with the inner UDP
+    checksum bad; the PMD's flags stay as predicted (it checks only the outer
+    headers of a tunnelled frame, which the bug leaves alone)."""
+    why = kernel_tap.unavailable()
+    if why is not None:
+        pytest.skip(f"kernel TAP replay: {why}")
+    path = REPO / "traces" / "geneve-udp6-partial.pcapng"
+    (r,) = kernel_tap.replay([path], inject=["vnet-ipv6-udp-wrong-pseudo-base"], reverse=False)
+    good = predicted(trace.read(path), "tap")
+    assert len(r.wire) == len(good) == 1 and r.wire != good
+    res = replay_check(port, path, r.wire, tx_profile="tap")
+    assert res.returncode == 1, (res.stdout, res.stderr)
+    rows = [ln for ln in res.stdout.splitlines() if ln[:1].isdigit()]
+    assert len(rows) == 1 and "bytes" in rows[0] and "udp@1:bad" in rows[0], res.stdout

@@ -70,6 +70,17 @@ size_t L4HeaderLen(const SkBuff& skb, uint16_t ofs, bool udp) {
 
 size_t SkbHeadlenModel(const SkBuff& skb) {
   if (skb.nr_frags == 0 && !skb.has_frag_list()) return skb.len();
+  if (skb.nr_frags == 0) {
+    // A linear head with GRO's merged skbs on its frag_list: skb_gro_receive
+    // chains each one there and adds its length to p->data_len (torvalds/linux
+    // 0b1605e45c36 net/core/gro.c skb_gro_receive, labels merge and done), so
+    // skb_headlen (len - data_len) is the first frame's linear bytes. Seen on
+    // 6.18 as hdr_len 1054 for three merged 1054-byte segments written by an
+    // AF_PACKET socket (linear skbs) and read from a TAP.
+    size_t chained = 0;
+    for (uint32_t m : skb.frag_list_lens) chained += m;
+    return chained < skb.len() ? skb.len() - chained : skb.len();
+  }
   const bool udp = skb.gso_type & (gso::kUdpL4 | gso::kUdp);
   const uint16_t th = skb.encapsulation ? skb.pkt.inner_l4_ofs : skb.pkt.l4_ofs;
   const size_t l4 = L4HeaderLen(skb, th, udp);

@@ -64,6 +64,7 @@ NicTx NicTx::FromProfile(const NicProfile& p) {
   n.caps = p.tx_caps;
   n.outer_udp_needs_pseudo_seed = p.outer_udp_needs_pseudo_seed;
   n.outer_udp_left_as_is = p.outer_udp_left_as_is;
+  n.tso_ipv4_only = p.tso_ipv4_only;
   return n;
 }
 
@@ -136,6 +137,10 @@ PacketBatch NicTransmit(Packet in, const NicTx& nic, std::vector<std::string>* v
         violations->push_back("requested TSO (" + CapsToString(need) + ") without the capability");
       }
       frames.push_back(std::move(in));
+    } else if (nic.tso_ipv4_only &&
+               !IsIpv4At(in, in.offloads.tunnelled() ? in.inner_l3_ofs : in.l3_ofs)) {
+      frames.push_back(std::move(in));  // checksummed whole as for TSO, not segmented
+      hw_tso = true;
     } else {
       frames = Gso(in);
       hw_tso = true;

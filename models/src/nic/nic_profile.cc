@@ -346,7 +346,7 @@ void ProfileParser::ParseBody(const YAML::Node& root) {
   const YAML::Node quirks = root["quirks"];
   const Keys quirk_names = {"outer_udp_needs_pseudo_seed", "outer_udp_left_as_is"};
   const Keys optional_quirks = {"outer_udp_needs_pseudo_seed", "outer_udp_left_as_is",
-                                "rx_zero_udp_csum_literal"};
+                                "rx_zero_udp_csum_literal", "tso_ipv4_only"};
   CheckKeys(quirks, "'quirks'", "quirk", optional_quirks, quirk_names);
   auto quirk = [&](const std::string& q) {
     const std::string what = "quirk '" + q + "'";
@@ -357,6 +357,7 @@ void ProfileParser::ParseBody(const YAML::Node& root) {
   if (quirks["rx_zero_udp_csum_literal"]) {
     p_.rx_zero_udp_csum_literal = quirk("rx_zero_udp_csum_literal");
   }
+  if (quirks["tso_ipv4_only"]) p_.tso_ipv4_only = quirk("tso_ipv4_only");
 
   if (root["kernel"]) {
     p_.kernel = profile_detail::ParseKernelSection(

@@ -21,6 +21,9 @@ struct NicTx {
   bool outer_udp_left_as_is = false;
   // False for netdev-dummy, which writes a TSO packet to its pcap as one frame.
   bool segments_tso = true;
+  // Segments only IPv4 TSO packets; an IPv6 one leaves as one frame with its
+  // checksums completed (DPDK's TAP PMD, NicProfile::tso_ipv4_only).
+  bool tso_ipv4_only = false;
 
   static NicTx FromProfile(const NicProfile& p);
 };

@@ -102,6 +102,9 @@ struct NicProfile {
   // IPv4 it is reported as RX_L4_CKSUM_NONE (partial), over IPv6 it is checked
   // like any other (and so is bad). Optional in profiles.
   bool rx_zero_udp_csum_literal = false;
+  // DPDK's TAP PMD: TSO of an IPv4 packet only (rte_gso); an IPv6 TSO packet
+  // leaves whole, its TCP checksum computed. Optional in profiles.
+  bool tso_ipv4_only = false;
 
   // The Linux driver's view; absent for NICs without a Linux driver (pcap,
   // dummy).
