@@ -12,7 +12,7 @@ import itertools
 import struct
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import offlab
 from offlab import Csum, Level
@@ -29,6 +29,7 @@ from .abstraction import (
     orig_status,
     wire,
 )
+from .evolve import evolve
 
 WITNESSES_PER_STATE = 4
 _ST = {
@@ -331,7 +332,7 @@ def apply_counted(
     try:
         q, t = _apply(op, p, s, cfg, counts)
     except offlab.OfflabError:
-        return None, replace(dropped(s), v_assert=1), counts
+        return None, evolve(dropped(s), v_assert=1), counts
     return q, t, counts
 
 
@@ -367,7 +368,7 @@ def _apply(
         (q,), c = offlab.push_header([q], tnl)
         _add(counts, c)
         encap = 1
-        s = replace(s, g_oip=0, g_ol4=0)
+        s = evolve(s, g_oip=0, g_ol4=0)
     elif op == "pop":
         ok, _, c = offlab.pop_header(q)
         _add(counts, c)
@@ -375,7 +376,7 @@ def _apply(
         if not ok:
             return None, dropped(s)
         stale = q.offloads.word != 0
-        s = replace(
+        s = evolve(
             s,
             v_untrusted=int(s.v_untrusted or breach),
             v_stale=int(s.v_stale or stale),
@@ -388,11 +389,11 @@ def _apply(
         ct = offlab.Conntrack()
         out, c = ct.execute(q, commit=True, nat_dst="10.0.0.9" if op == "ct_nat" else None)
         _add(counts, c)
-        s = replace(s, v_stage=int(s.v_stage or _misjudged(s, c)))
+        s = evolve(s, v_stage=int(s.v_stage or _misjudged(s, c)))
         if not out or offlab.ct_state(out[0]) & (1 << 4):  # invalid: the flow drops it
             return None, dropped(s)
         q = out[0]
-        s = replace(s, v_untrusted=int(s.v_untrusted or _validation_breach(s, False)))
+        s = evolve(s, v_untrusted=int(s.v_untrusted or _validation_breach(s, False)))
     elif op == "icmp_error":
         # The packet is committed with destination NAT and leaves; the server
         # answers with an ICMP error quoting it, received with this packet's IP
@@ -400,7 +401,7 @@ def _apply(
         ct = offlab.Conntrack()
         out, c = ct.execute(q, commit=True, nat_dst="10.0.0.9")
         _add(counts, c)
-        s = replace(s, v_stage=int(s.v_stage or _misjudged(s, c)))
+        s = evolve(s, v_stage=int(s.v_stage or _misjudged(s, c)))
         if not out or offlab.ct_state(out[0]) & (1 << 4):
             return None, dropped(s)
         sent = out[0]
@@ -411,14 +412,14 @@ def _apply(
         err_state = abstract(err, State(), 0, 1)
         back, c = ct.execute(err, commit=False, nat=True)
         _add(counts, c)
-        s = replace(s, v_stage=int(s.v_stage or _misjudged(err_state, c)))
+        s = evolve(s, v_stage=int(s.v_stage or _misjudged(err_state, c)))
         if not back or not offlab.ct_state(back[0]) & (1 << 2):  # must be related
             return None, dropped(s)
         q = back[0]
-        s = replace(s, g_ip=0, g_l4=0, k_ip=0, k_l4=0)
+        s = evolve(s, g_ip=0, g_l4=0, k_ip=0, k_l4=0)
     elif op == "compose_bad":
         offlab.compose_bad_ip_csum(q)
-        s = replace(s, g_ip=1, k_ip=1)
+        s = evolve(s, g_ip=1, k_ip=1)
     elif op == "parse":
         offlab.parse(q)
     elif op == "parse_simple":
@@ -426,7 +427,7 @@ def _apply(
     nxt = abstract(q, s, encap, 1 if op in ("parse", "parse_simple", "pop") else s.parsed)
     before, after = orig_status(s), orig_status(nxt)
     fixbad = any(b == BAD and a in (GOOD, PARTIAL) for b, a in zip(before, after, strict=True))
-    return q, replace(nxt, v_fixbad=int(s.v_fixbad or fixbad))
+    return q, evolve(nxt, v_fixbad=int(s.v_fixbad or fixbad))
 
 
 DATAPATH_OPS = (
@@ -454,7 +455,7 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
     for a tap the vnet header and the kernel's completion of it."""
     ready, errors = offlab.netdev_send([p.copy()], nic.caps)
     if errors:
-        return replace(dropped(s), v_assert=1)
+        return evolve(dropped(s), v_assert=1)
     frames: list[bytes] = []
     violation = False
     for q in ready:
@@ -467,7 +468,7 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
             out, v = offlab.nic_transmit(q, nic)
         except offlab.OfflabError:
             # The NIC cannot finish a partial checksum it was handed (no such header).
-            return replace(dropped(s), v_assert=1)
+            return evolve(dropped(s), v_assert=1)
         violation |= bool(v)
         frames.extend(f.bytes() for f in out)
     return wire(frames, s, s.encap, violation)
@@ -508,7 +509,7 @@ def extract(cfg: Config, ops: tuple[str, ...] = DATAPATH_OPS) -> Extraction:
             t = _agree(results, f"{op} from [{s.describe()}]")
             if t.phase == DATAPATH and not premise_holds(t):
                 # Reported, not explored: the properties are proved under the premise.
-                t = replace(t, v_premise=1)
+                t = evolve(t, v_premise=1)
             ex.trans[(s, op)] = t
             if t.phase != DATAPATH:
                 continue
