@@ -15,8 +15,9 @@ from offlab import Csum, Level
 
 from .evolve import cached_eq, cached_hash, evolve
 
-# Phases of a packet's life in the abstraction.
-DATAPATH, WIRE, DROPPED = 0, 1, 2
+# Phases of a packet's life in the abstraction. ARRIVING: a frame on the wire
+# before a NIC of the profile receives it (the `rx` and `gro` operations).
+DATAPATH, WIRE, DROPPED, ARRIVING = 0, 1, 2, 3
 
 _STATUS = {
     offlab.CsumStatus.UNKNOWN: 0,
@@ -79,11 +80,14 @@ class State:
     v_assert: int = 0  # sticky: a partial checksum the datapath could not finish
     v_premise: int = 0  # a TSO packet whose L4 is not partial or whose IP is not trusted
     v_stage: int = 0  # sticky: a checksum judged by a stage OVS does not give it to (ipf)
+    v_merge: int = 0  # sticky: receive coalescing merged a segment with a wrong checksum
 
     def describe(self) -> str:
         if self.phase == DROPPED:
             return "dropped" + (", judged by the wrong stage" if self.v_stage else "")
         parts = []
+        if self.phase == ARRIVING:
+            parts.append("arriving from the wire")
         if self.phase == WIRE:
             parts.append("on the wire")
         names = ("outer", "inner") if self.encap else ("", "")
@@ -111,6 +115,8 @@ class State:
             )
         if self.v_stage:
             parts.append("judged by the wrong stage")
+        if self.v_merge:
+            parts.append("coalesced over a wrong checksum")
         return ", ".join(parts)
 
 
@@ -233,6 +239,7 @@ def wire(frames: list[bytes], ghost: State, encap: int, violation: bool) -> Stat
         v_fixbad=ghost.v_fixbad,
         v_assert=ghost.v_assert,
         v_stage=ghost.v_stage,
+        v_merge=ghost.v_merge,
     )
 
 
@@ -247,6 +254,7 @@ def dropped(ghost: State) -> State:
         v_fixbad=ghost.v_fixbad,
         v_assert=ghost.v_assert,
         v_stage=ghost.v_stage,
+        v_merge=ghost.v_merge,
     )
 
 

@@ -18,6 +18,7 @@ from .counterexample import replay, write_pcapng
 from .extract import VNET_DRIVERS, Config, extract, extract_send
 from .properties import PROPERTIES
 from .prove import BadCache, Result, prove_all
+from .receive import arriving_witnesses, extract_receive
 
 
 def load_profiles(names: list[str] | None) -> list[offlab.NicProfile]:
@@ -72,20 +73,31 @@ def user_job(
         results: list[Result] = []
         written: list[str] = []
         cache = BadCache()
+        profs = load_profiles(names)
+        # Receive first: it may reach datapath states the extraction has not
+        # explored, and those need send transitions too.
+        arrivals = arriving_witnesses()
+        rx = {p.name: extract_receive(ex, p, arrivals) for p in profs}
+        coverage["states"] = len(ex.states())
+        coverage["transitions"] = len(ex.trans)
+        coverage["arriving_states"] = len(arrivals)
+        coverage["receive_transitions"] = {n: len(e) for n, e in rx.items()}
         sends: dict[tuple, dict] = {}
-        for prof in load_profiles(names):
+        for prof in profs:
             key = _send_key(prof)
             if key not in sends:
                 sends[key] = extract_send(ex, prof)
             edges = dict(ex.trans)
+            edges.update(rx[prof.name])
             edges.update({(s, "send"): t for s, t in sends[key].items()})
+            init = ex.init | set(arrivals)
             for r in prove_all(
-                ex.init, edges, PROPERTIES, prof.name, cfg.name, timeout_ms, method, cache
+                init, edges, PROPERTIES, prof.name, cfg.name, timeout_ms, method, cache
             ):
                 results.append(r)
                 if r.verdict == "FAILED" and r.trace:
                     nic = offlab.NicTx.from_profile(prof)
-                    steps = replay(ex, r.trace, nic, prof.driver in VNET_DRIVERS)
+                    steps = replay(ex, r.trace, nic, prof.driver in VNET_DRIVERS, prof)
                     path = os.path.join(
                         out, f"{r.property}-{prof.name}-{cfg.name.replace('=', '-')}.pcapng"
                     )

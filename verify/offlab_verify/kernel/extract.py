@@ -40,6 +40,9 @@ class Extraction:
     init: set[KState] = field(default_factory=set)
     trans: dict[tuple[KState, str], KState] = field(default_factory=dict)
     witnesses: dict[KState, list[Witness]] = field(default_factory=dict)
+    # Counterexample trace records per property, replayed where the witnesses
+    # are (a worker process), so the parent need not extract again.
+    records: dict[str, list] = field(default_factory=dict)
 
     def states(self) -> set[KState]:
         out = set(self.init)

@@ -67,7 +67,12 @@ def one_light(
     counterexample writing extracts that pair again."""
     got, ex, err = _one(profile, cfg, method)
     if ex is not None:
-        ex = dataclasses.replace(ex, witnesses={})
+        records = {
+            r.property: counterexample_records(ex, r.trace)
+            for r in got
+            if r.verdict in ("FAILED", "HAZARD") and r.trace
+        }
+        ex = dataclasses.replace(ex, witnesses={}, records=records)
     return got, ex, err
 
 
@@ -218,7 +223,8 @@ def write_counterexamples(
         ex = by_key[(r.profile, r.config)]
         name = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{r.property}-{r.profile}-{r.config}")
         path = os.path.join(out_dir, f"kernel-{name}.pcapng")
-        trace_format.write(path, counterexample_records(ex, r.trace))
+        recs = ex.records.get(r.property) or counterexample_records(ex, r.trace)
+        trace_format.write(path, recs)
         paths.append(path)
         r.counterexample = path
     return paths
