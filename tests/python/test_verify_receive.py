@@ -66,8 +66,10 @@ def test_receive_and_coalescing_are_proved_for_every_profile(ex) -> None:
         assert {r.property: r.verdict for r in results} == {p.key: "PROVED" for p in PROPERTIES}
         ops = {op for _, op in rx}
         assert ops == ({"rx", "gro"} if name in COALESCING else {"rx"}), name
-        if name in COALESCING:
-            # Some segments are merged: a TSO packet whose L4 is partial.
+        if name in COALESCING - {"ibmveth_trunk"}:
+            # Some segments are merged: a TSO packet whose L4 is partial. (The
+            # ibmveth profile's receive validates no checksum, so Coalesce, which
+            # merges only validated segments, merges none of its frames.)
             merged = [t for (s, op), t in rx.items() if op == "gro" and t.tso]
             assert merged and all(t.phase == DATAPATH and t.l4_o == PARTIAL for t in merged)
 
