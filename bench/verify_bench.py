@@ -1,103 +1,139 @@
-"""Time of `offlab verify` on this machine, split into extraction (running the
-C++ core on every witness) and proof (Z3 Spacer over the Horn clauses), with a
-plain breadth-first search over the same relation measured beside it.
+"""Time of `offlab verify` on this machine, held as a ratio to a fixed CPU loop
+measured in the same run (a python3 process summing 5 M integers): the goal is
+every property, profile, setting and lemma in 8x the loop (10 s on the 2-core
+machine the verifier is developed on).
 
-Usage: .venv/bin/python bench/verify_bench.py
+First the whole default run (`verify()`: userspace relation for both checksum
+settings and every profile, the lemmas, the kernel model, the GRE check) on
+its worker processes; then, in this process alone, where the time goes:
+extraction (running the C++ core on the witnesses) apart from the proofs,
+with the explicit-state search (the default) and, with --z3, the Z3 methods
+(Spacer for the userspace relation, datalog for the kernel's) beside it.
+
+Usage: .venv/bin/python bench/verify_bench.py [--z3]
 """
 
 from __future__ import annotations
 
+import argparse
+import resource
 import subprocess
 import sys
+import tempfile
 import time
-from collections import deque
 
 import offlab
-from offlab_verify.extract import Config, extract, extract_send
-from offlab_verify.properties import PROPERTIES, is_bad
-from offlab_verify.prove import prove_all
-
-
-def bfs_check(init, edges) -> int:  # noqa: ANN001
-    """Properties violated, by explicit search (the baseline: no invariant, no proof object)."""
-    succ: dict = {}
-    for (s, _), t in edges.items():
-        succ.setdefault(s, []).append(t)
-    seen, queue = set(init), deque(init)
-    while queue:
-        for t in succ.get(queue.popleft(), []):
-            if t not in seen:
-                seen.add(t)
-                queue.append(t)
-    return sum(any(is_bad(p, vars(s)) for s in seen) for p in PROPERTIES)
-
-
-def main() -> None:
-    t0 = time.perf_counter()
-    extract_s = prove_s = bfs_s = 0.0
-    for csum in (False, True):
-        t = time.perf_counter()
-        ex = extract(Config(csum=csum))
-        extract_s += time.perf_counter() - t
-        for name in offlab.builtin_profile_names():
-            t = time.perf_counter()
-            sends = extract_send(ex, offlab.builtin_profile(name))
-            extract_s += time.perf_counter() - t
-            edges = dict(ex.trans)
-            edges.update({(s, "send"): v for s, v in sends.items()})
-            t = time.perf_counter()
-            prove_all(ex.init, edges, PROPERTIES, name, str(csum))
-            prove_s += time.perf_counter() - t
-            t = time.perf_counter()
-            bfs_check(ex.init, edges)
-            bfs_s += time.perf_counter() - t
-    total = time.perf_counter() - t0
-    print(f"offlab verify, 11 profiles x 2 settings x {len(PROPERTIES)} properties")
-    print(f"  extraction (C++ core on witnesses): {extract_s:6.2f} s")
-    print(f"  Z3 Spacer proofs:                   {prove_s:6.2f} s")
-    ratio = prove_s / bfs_s
-    print(f"  explicit search baseline:           {bfs_s:6.2f} s  (proof/search = {ratio:.1f}x)")
-    print(f"  total wall:                         {total:6.2f} s  (goal: under 30 s)")
-    kernel_part()
+from offlab_verify.cli import verify
+from offlab_verify.extract import Config, extract
+from offlab_verify.kernel.extract import extract as kernel_extract
+from offlab_verify.kernel.properties import KERNEL_PROPERTIES
+from offlab_verify.kernel.prove import prove_kernel
+from offlab_verify.kernel.run import CONFIGS, kernel_work
+from offlab_verify.lemmas import prove_lemmas
+from offlab_verify.properties import PROPERTIES
+from offlab_verify.prove import BadCache, prove_all
+from offlab_verify.run import _send_key, default_workers, load_profiles
 
 
 def cpu_loop() -> float:
     """The fixed reference: a python3 process summing 5 M integers in a loop."""
-    t = time.perf_counter()
+    return loop_times()[0]
+
+
+def loop_times() -> tuple[float, float]:
+    """(wall, CPU) seconds of the fixed loop."""
+    t, c = time.perf_counter(), cpu_seconds()
     code = "s = 0\nfor i in range(5_000_000):\n    s += i\nprint(s)"
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, cpu_seconds() - c
 
 
-def kernel_part() -> None:
-    """The kernel model's half (K0-K4 over every profile with a Linux driver,
-    five kernel/VXLAN settings), as a ratio to the CPU loop measured beside it:
-    the verifier's goal is 8x the loop (10 s on the slowest machine)."""
-    from offlab_verify.kernel.extract import extract, kernel_profiles
-    from offlab_verify.kernel.properties import KERNEL_PROPERTIES
-    from offlab_verify.kernel.prove import prove_kernel
-    from offlab_verify.kernel.run import CONFIGS, verify_kernel
+def cpu_seconds() -> float:
+    """User + system CPU of this process and its waited-for children: on a
+    loaded machine the wall clock also measures the other processes, this
+    does not."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
-    loops = [cpu_loop() for _ in range(3)]
-    t = time.perf_counter()
-    verify_kernel()
-    wall = time.perf_counter() - t
-    ext = prf = 0.0
-    for prof in kernel_profiles():
-        for cfg in CONFIGS:
-            t = time.perf_counter()
-            ex = extract(cfg, prof)
-            ext += time.perf_counter() - t
-            t = time.perf_counter()
-            prove_kernel(ex.init, ex.trans, KERNEL_PROPERTIES, prof, cfg.name)
-            prf += time.perf_counter() - t
-    loop = min(loops)
-    print("offlab verify, Linux kernel model (K0-K4, every profile with a Linux driver)")
-    print(f"  CPU loop (python3, sum of 5 M ints):  {loop:6.2f} s")
-    print(f"  extraction, all profiles x settings:  {ext:6.2f} s")
-    print(f"  Z3 datalog proofs:                    {prf:6.2f} s")
-    print(f"  verify_kernel wall (shared drivers, hazard re-proofs): {wall:6.2f} s"
-          f" = {wall / loop:.1f}x the loop (goal 8x)")  # fmt: skip
+
+def stages(z3: bool) -> dict[str, float]:
+    """Seconds per stage, in this process alone."""
+    t: dict[str, float] = {}
+
+    def clock(key: str, t0: float) -> None:
+        t[key] = t.get(key, 0.0) + time.perf_counter() - t0
+
+    from offlab_verify.extract import extract_send
+
+    methods = ("search", "z3") if z3 else ("search",)
+    for csum in (False, True):
+        t0 = time.perf_counter()
+        ex = extract(Config(csum=csum))
+        clock("userspace extraction", t0)
+        sends: dict = {}
+        caches = {m: BadCache() for m in methods}
+        for prof in load_profiles(None):
+            t0 = time.perf_counter()
+            key = _send_key(prof)
+            if key not in sends:
+                sends[key] = extract_send(ex, prof)
+            clock("userspace send extraction", t0)
+            edges = dict(ex.trans)
+            edges.update({(s, "send"): v for s, v in sends[key].items()})
+            for m in methods:
+                t0 = time.perf_counter()
+                prove_all(ex.init, edges, PROPERTIES, prof.name, "", 20000, m, caches[m])
+                clock(f"userspace proofs ({m})", t0)
+    _, work = kernel_work()
+    for prof, cfg in work:
+        t0 = time.perf_counter()
+        kex = kernel_extract(cfg, prof)
+        clock("kernel extraction", t0)
+        for m in methods:
+            t0 = time.perf_counter()
+            prove_kernel(kex.init, kex.trans, KERNEL_PROPERTIES, prof, cfg.name, m)
+            clock(f"kernel proofs ({m})", t0)
+    t0 = time.perf_counter()
+    prove_lemmas()
+    clock("lemmas (Z3)", t0)
+    return t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--z3", action="store_true", help="also time the Z3 proof methods")
+    args = ap.parse_args()
+    loops = [loop_times()]
+    with tempfile.TemporaryDirectory() as out:
+        t0, c0 = time.perf_counter(), cpu_seconds()
+        rep = verify(out=out)
+        wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    loops.append(loop_times())
+    assert rep.ok, "the default core must verify"
+    t = stages(args.z3)
+    loops.append(loop_times())
+    loop = min(w for w, _ in loops)
+    loop_cpu = min(c for _, c in loops)
+    n_user = len(rep.results)
+    n_kernel = len(rep.kernel_results)
+    print(
+        f"offlab verify: {len(offlab.builtin_profile_names())} profiles x 2 settings x "
+        f"{len(PROPERTIES)} properties ({n_user} results), kernel model {n_kernel} results "
+        f"({len(CONFIGS)} settings), {len(rep.lemmas)} lemmas"
+    )
+    print(
+        f"  CPU loop (python3, sum of 5 M ints): {loop:6.2f} s wall, {loop_cpu:.2f} s CPU"
+        f"  (min of {len(loops)})"
+    )
+    print(
+        f"  offlab verify, everything, {default_workers()} workers: {wall:6.2f} s wall"
+        f" = {wall / loop:.1f}x the loop (goal: 8x); {cpu:.2f} s CPU"
+        f" = {cpu / loop_cpu:.1f}x the loop's CPU"
+    )
+    print("  stages, one process:")
+    for key, secs in t.items():
+        print(f"    {key:<34} {secs:6.2f} s = {secs / loop:5.1f}x the loop")
 
 
 if __name__ == "__main__":

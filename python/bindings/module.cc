@@ -9,6 +9,7 @@ namespace py = pybind11;
 namespace offlab {
 void BindCore(py::module_& m);
 void BindPipeline(py::module_& m);
+void BindNicRx(py::module_& m);
 void BindKernel(py::module_& k);
 // The kernel model's parts, each binding itself into the `kernel` submodule.
 void BindKernelRx(py::module_& k);
@@ -32,6 +33,7 @@ PYBIND11_MODULE(_core, m) {
   });
   offlab::BindCore(m);
   offlab::BindPipeline(m);
+  offlab::BindNicRx(m);
   auto kernel = m.def_submodule("kernel", "The Linux kernel path model (skb checksum state).");
   offlab::BindKernel(kernel);
   for (auto* bind : {offlab::BindKernelRx, offlab::BindKernelGro, offlab::BindKernelVxlan,

@@ -242,12 +242,14 @@ void BindPipeline(py::module_& m) {
       },
       py::arg("packet"), py::arg("nic"), "Wire frames for one packet, and violations.");
 
+  // Writable: the verifier's negative controls hand coalesce a NIC's lie.
   py::class_<RxStatus>(m, "RxStatus", "Statuses a receiving NIC reports.")
-      .def_readonly("ip", &RxStatus::ip)
-      .def_readonly("l4", &RxStatus::l4)
-      .def_readonly("inner_ip", &RxStatus::inner_ip)
-      .def_readonly("inner_l4", &RxStatus::inner_l4)
-      .def_readonly("tunnel", &RxStatus::tunnel);
+      .def(py::init<>())
+      .def_readwrite("ip", &RxStatus::ip)
+      .def_readwrite("l4", &RxStatus::l4)
+      .def_readwrite("inner_ip", &RxStatus::inner_ip)
+      .def_readwrite("inner_l4", &RxStatus::inner_l4)
+      .def_readwrite("tunnel", &RxStatus::tunnel);
   m.def(
       "nic_receive",
       [](const py::bytes& frame, const NicProfile& prof) {

@@ -347,6 +347,22 @@ TEST(Coalesce, RefusesOutOfOrderAndUnvalidatedSegments) {
   for (int k = 0; k < 3; k++) EXPECT_EQ(Hex(out[k]), Segment(k));
 }
 
+TEST(Coalesce, RefusesASegmentWithAWrongIpv4HeaderChecksum) {
+  // Linux's inet_gro_receive flushes a segment whose IPv4 header checksum
+  // does not verify (ip_fast_csum(iph, 5) != 0), even with its TCP checksum
+  // validated: merging it would hand on a header whose checksum the merge
+  // recomputes. Segment(1) with the IPv4 checksum's low byte changed.
+  std::string bad = Segment(1);
+  const size_t at = 2 * (14 + 10);  // hex digits up to the IPv4 checksum
+  bad[at + 3] = bad[at + 3] == '0' ? '1' : '0';
+  CoalesceStats stats;
+  PacketBatch out =
+      Coalesce(Receive({Segment(0), bad, Segment(2)}, Validating(false)), 65535, &stats);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(stats.merged, 0u);
+  EXPECT_EQ(Hex(out[0]), bad);  // passed on as received, ahead of the held segment
+}
+
 TEST(Coalesce, VxlanNeedsInnerValidationOrANonZeroOuterChecksum) {
   // No inner validation and outer UDP checksum 0: nothing vouches for the
   // inner TCP, so nothing merges.

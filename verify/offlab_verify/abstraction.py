@@ -7,13 +7,17 @@ was true of the original packet on ingress.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+import functools
+from dataclasses import dataclass, fields
 
 import offlab
 from offlab import Csum, Level
 
-# Phases of a packet's life in the abstraction.
-DATAPATH, WIRE, DROPPED = 0, 1, 2
+from .evolve import cached_eq, cached_hash, evolve
+
+# Phases of a packet's life in the abstraction. ARRIVING: a frame on the wire
+# before a NIC of the profile receives it (the `rx` and `gro` operations).
+DATAPATH, WIRE, DROPPED, ARRIVING = 0, 1, 2, 3
 
 _STATUS = {
     offlab.CsumStatus.UNKNOWN: 0,
@@ -40,6 +44,9 @@ _PROTO = {
 @dataclass(frozen=True, order=True)
 class State:
     """One abstract state; every field is a small non-negative integer."""
+
+    __hash__ = cached_hash
+    __eq__ = cached_eq
 
     phase: int = DATAPATH
     encap: int = 0  # bytes carry a tunnel header (original packet at depth 1)
@@ -73,11 +80,14 @@ class State:
     v_assert: int = 0  # sticky: a partial checksum the datapath could not finish
     v_premise: int = 0  # a TSO packet whose L4 is not partial or whose IP is not trusted
     v_stage: int = 0  # sticky: a checksum judged by a stage OVS does not give it to (ipf)
+    v_merge: int = 0  # sticky: receive coalescing merged a segment with a wrong checksum
 
     def describe(self) -> str:
         if self.phase == DROPPED:
             return "dropped" + (", judged by the wrong stage" if self.v_stage else "")
         parts = []
+        if self.phase == ARRIVING:
+            parts.append("arriving from the wire")
         if self.phase == WIRE:
             parts.append("on the wire")
         names = ("outer", "inner") if self.encap else ("", "")
@@ -105,6 +115,8 @@ class State:
             )
         if self.v_stage:
             parts.append("judged by the wrong stage")
+        if self.v_merge:
+            parts.append("coalesced over a wrong checksum")
         return ", ".join(parts)
 
 
@@ -126,43 +138,61 @@ def quoted_ok(frame: bytes) -> bool:
     return offlab.checksum.verify(frame[q : q + qihl])
 
 
-def verdicts(frame: bytes) -> dict[tuple[str, int], bool]:
-    """(layer, depth) -> checksum correct, for IPv4/TCP/UDP/GRE; absent counts as correct."""
-    out: dict[tuple[str, int], bool] = {}
-    for c in offlab.dissect(frame).checksums:
-        layer = {"ipv4": "ip", "tcp": "l4", "udp": "l4", "sctp": "l4", "gre": "gre"}.get(c.layer)
+_LAYER = {"ipv4": "ip", "tcp": "l4", "udp": "l4", "sctp": "l4", "gre": "gre"}
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the independent dissector says about one frame's bytes."""
+
+    ok: dict[tuple[str, int], bool]  # (layer, depth) -> checksum correct; absent: missing
+    ipv6: tuple[bool, bool]  # an IPv6 header at depth 0 / 1
+    transport: tuple[int, int]  # 1 TCP, 2 UDP, 0 none at depth 0 / 1
+    quoted_ok: bool
+
+
+@functools.lru_cache(maxsize=8192)
+def facts(frame: bytes) -> Facts:
+    """Dissects once per distinct frame: the same bytes recur across witnesses,
+    operations and NIC profiles, and the dissection is a function of the bytes."""
+    d = offlab.dissect(frame)
+    ok: dict[tuple[str, int], bool] = {}
+    for c in d.checksums:
+        layer = _LAYER.get(c.layer)
         if layer is None:
             continue
-        ok = c.verdict != offlab.Verdict.INCORRECT
-        out[(layer, c.depth)] = out.get((layer, c.depth), True) and ok
-    return out
+        good = c.verdict != offlab.Verdict.INCORRECT
+        ok[(layer, c.depth)] = ok.get((layer, c.depth), True) and good
+    ipv6 = [False, False]
+    transport = [0, 0]
+    for lay in d.layers:
+        if lay.depth > 1:
+            continue
+        if lay.name == "ipv6":
+            ipv6[lay.depth] = True
+        elif lay.name in ("tcp", "udp") and not transport[lay.depth]:
+            transport[lay.depth] = 1 if lay.name == "tcp" else 2
+    return Facts(ok, (ipv6[0], ipv6[1]), (transport[0], transport[1]), quoted_ok(frame))
 
 
-def _original_is_ipv6(frame: bytes, encap: int) -> bool:
-    layers = [lay for lay in offlab.dissect(frame).layers if lay.name in ("ipv4", "ipv6")]
-    depth = 1 if encap else 0
-    return any(lay.name == "ipv6" and lay.depth == depth for lay in layers)
-
-
-def _original_transport(frame: bytes, encap: int) -> int:
-    depth = 1 if encap else 0
-    for lay in offlab.dissect(frame).layers:
-        if lay.depth == depth and lay.name in ("tcp", "udp"):
-            return 1 if lay.name == "tcp" else 2
-    return 0
+def verdicts(frame: bytes) -> dict[tuple[str, int], bool]:
+    """(layer, depth) -> checksum correct, for IPv4/TCP/UDP/GRE; absent counts as correct."""
+    return dict(facts(frame).ok)
 
 
 def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
     """The abstract state of `p` in the datapath, carrying ghost/sticky bits of `ghost`."""
     o = p.offloads
-    v = verdicts(p.bytes())
-    return replace(
+    f = facts(p.bytes())
+    v = f.ok
+    depth = 1 if encap else 0
+    return evolve(
         ghost,
         phase=DATAPATH,
         encap=encap,
         tun=_TUNNEL[o.tunnel],
-        ipv6=int(_original_is_ipv6(p.bytes(), encap)),
-        transport=_original_transport(p.bytes(), encap),
+        ipv6=int(f.ipv6[depth]),
+        transport=f.transport[depth],
         tso=int(p.tso_segsz > 0),
         parsed=parsed,
         p_o=_PROTO[o.l4_proto(Level.OUTER)],
@@ -175,20 +205,22 @@ def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
         ok_l4_o=int(v.get(("l4", 0), True)),
         ok_ip_i=int(v.get(("ip", 1), True)),
         ok_l4_i=int(v.get(("l4", 1), True)),
-        ok_quoted=int(quoted_ok(p.bytes())),
+        ok_quoted=int(f.quoted_ok),
     )
 
 
 def wire(frames: list[bytes], ghost: State, encap: int, violation: bool) -> State:
     """The abstract state of what a NIC put on the wire (all frames must agree)."""
-    ok = {"ip0": 1, "l40": 1, "ip1": 1, "l41": 1, "gre": 1}
-    for f in frames:
-        v = verdicts(f)
+    ok = {"ip0": 1, "l40": 1, "ip1": 1, "l41": 1}
+    quoted = 1
+    for fr in frames:
+        f = facts(fr)
+        v = f.ok
         ok["ip0"] &= int(v.get(("ip", 0), True))
         ok["l40"] &= int(v.get(("l4", 0), True))
         ok["ip1"] &= int(v.get(("ip", 1), True))
         ok["l41"] &= int(v.get(("l4", 1), True))
-    quoted = int(all(quoted_ok(f) for f in frames))
+        quoted &= int(f.quoted_ok)
     return State(
         phase=WIRE,
         ok_quoted=quoted,
@@ -207,6 +239,7 @@ def wire(frames: list[bytes], ghost: State, encap: int, violation: bool) -> Stat
         v_fixbad=ghost.v_fixbad,
         v_assert=ghost.v_assert,
         v_stage=ghost.v_stage,
+        v_merge=ghost.v_merge,
     )
 
 
@@ -221,6 +254,7 @@ def dropped(ghost: State) -> State:
         v_fixbad=ghost.v_fixbad,
         v_assert=ghost.v_assert,
         v_stage=ghost.v_stage,
+        v_merge=ghost.v_merge,
     )
 
 

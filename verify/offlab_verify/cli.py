@@ -10,20 +10,31 @@ import time
 from dataclasses import asdict, dataclass, field
 
 import offlab
-from offlab.safeio import safe_name
 
-from .counterexample import replay, write_pcapng
-from .extract import VNET_DRIVERS, Config, TooCoarse, extract, extract_send
+from .counterexample import write_pcapng
+from .extract import TooCoarse
 from .gre import gre_counterexample
+from .junit import check_output, write_junit, write_sarif
 from .kernel.properties import KERNEL_PROPERTIES
 from .kernel.report import kernel_report, kernel_view_of
-from .kernel.run import verify_kernel, write_counterexamples
-from .lemmas import prove_lemmas
+from .kernel.run import kernel_collect, kernel_work, write_counterexamples
 from .properties import PROPERTIES
-from .prove import Result, prove_all
+from .prove import METHODS, Result
+from .run import default_workers, kernel_job, lemmas_job, load_profiles, run_jobs, user_job
+
+EXIT_CODES = """exit status:
+  0   every gating property and lemma proved (kernel: at most through a
+      documented kernel hazard)
+  1   a gating property failed (counterexamples written to --out) or a lemma
+      was not proved
+  2   bad input (profile, fault, option, output file) or an abstraction too
+      coarse to decide a transition
+  70  internal error of offlab's"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = EXIT_CODES
     p.add_argument(
         "--profile",
         action="append",
@@ -37,26 +48,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="print results as JSON")
     p.add_argument("--out", default="verify-out", help="directory for counterexample pcapng files")
-    p.add_argument("--timeout", type=float, default=20.0, help="seconds per proof")
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default="search",
+        help="search: explicit reachable set of the extracted relation (default); "
+        "z3: Z3 Horn clauses (Spacer; datalog for the kernel model), a cross-check",
+    )
+    p.add_argument("--timeout", type=float, default=20.0, help="seconds per Z3 proof")
+    p.add_argument(
+        "--jobs", type=int, default=0, help="worker processes (default: one per core, at most 4)"
+    )
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML: one test case per "
+                   "property x profile x setting, and per lemma")  # fmt: skip
+    p.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0: one result per "
+                   "failed property x profile x setting")  # fmt: skip
     p.add_argument("--no-lemmas", action="store_true", help="skip the byte-level lemmas")
     p.add_argument(
         "--no-kernel", action="store_true", help="skip the Linux kernel model's properties"
     )
-
-
-def _profiles(names: list[str] | None) -> list[offlab.NicProfile]:
-    if not names:
-        return [offlab.builtin_profile(n) for n in offlab.builtin_profile_names()]
-    out = []
-    for n in names:
-        if n.endswith((".yaml", ".yml")):
-            prof = offlab.load_profile_file(n)
-            # The name becomes part of counterexample file names.
-            safe_name(prof.name, f"profile {n}: name")
-            out.append(prof)
-        else:
-            out.append(offlab.builtin_profile(n))
-    return out
 
 
 @dataclass
@@ -74,11 +84,13 @@ class Report:
     ok: bool
     kernel_results: list[Result] = field(default_factory=list)
     kernel_coverage: list[dict] = field(default_factory=list)
+    method: str = "search"
 
     def to_json(self) -> dict:
         return {
             "ok": self.ok,
             "seconds": self.seconds,
+            "method": self.method,
             "faults": self.faults,
             "coverage": self.coverage,
             "results": [
@@ -113,88 +125,72 @@ def verify(
     timeout: float = 20.0,
     lemmas: bool = True,
     kernel: bool = True,
+    method: str = "search",
+    jobs: int = 0,
 ) -> Report:
     """Proves every property for every profile; FAILED ones write their
     counterexample pcapng to `out`. Raises OfflabError for a bad profile or
-    fault name, TooCoarse when the abstraction cannot decide a transition."""
+    fault name, TooCoarse when the abstraction cannot decide a transition.
+    `method` is the proof method (prove.METHODS); `jobs` the worker processes
+    (0: one per core)."""
     t_start = time.perf_counter()
-    profs = _profiles(profiles)  # raises OfflabError for a bad name or file
+    if method not in METHODS:
+        raise offlab.OfflabError(f"unknown proof method {method!r}")
+    profs = load_profiles(profiles)  # raises OfflabError for a bad name or file
     offlab.clear_faults()
     try:
         for bug in inject:
-            offlab.enable_fault(bug)
-        settings = {"on": (True,), "off": (False,), "both": (False, True)}[csum]
-        configs = [Config(csum=c) for c in settings]
-        results: list[Result] = []
-        coverage = []
-        written: list[str] = []
-        for cfg in configs:
-            ex = extract(cfg)
-            coverage.append(
-                {
-                    "config": cfg.name,
-                    "initial_states": len(ex.init),
-                    "states": len(ex.states()),
-                    "transitions": len(ex.trans),
-                    "operations": len({op for _, op in ex.trans}),
-                }
-            )
-            for prof in profs:
-                sends = extract_send(ex, prof)
-                edges = dict(ex.trans)
-                edges.update({(s, "send"): t for s, t in sends.items()})
-                for r in prove_all(
-                    ex.init, edges, PROPERTIES, prof.name, cfg.name, int(timeout * 1000)
-                ):
-                    results.append(r)
-                    if r.verdict == "FAILED" and r.trace:
-                        nic = offlab.NicTx.from_profile(prof)
-                        steps = replay(ex, r.trace, nic, prof.driver in VNET_DRIVERS)
-                        path = os.path.join(
-                            out, f"{r.property}-{prof.name}-{cfg.name.replace('=', '-')}.pcapng"
-                        )
-                        meta = {
-                            "property": r.property,
-                            "profile": prof.name,
-                            "config": cfg.name,
-                            "faults": ",".join(inject),
-                        }
-                        write_pcapng(path, steps, meta)
-                        written.append(path)
+            offlab.enable_fault(bug)  # raises OfflabError for a bad name
     finally:
         offlab.clear_faults()
-
+    timeout_ms = int(timeout * 1000)
+    settings = {"on": (True,), "off": (False,), "both": (False, True)}[csum]
+    kprofs = [p.name for p in profs if kernel_view_of(p)] if kernel else []
+    same, kwork = kernel_work(kprofs) if kprofs else ({}, [])
+    # Largest first: the userspace settings, the lemmas, then the kernel pairs.
+    work: list = [
+        (user_job, (c, profiles, list(inject), out, timeout_ms, method)) for c in settings
+    ]
+    if lemmas:
+        work.append((lemmas_job, (timeout_ms,)))
+    work += [(kernel_job, (p, cfg, method)) for p, cfg in kwork]
+    outs = run_jobs(work, jobs or default_workers())
+    results: list[Result] = []
+    coverage = []
+    written: list[str] = []
+    for cov, res, files in outs[: len(settings)]:
+        coverage.append(cov)
+        results.extend(res)
+        written.extend(files)
+    proved_lemmas = outs[len(settings)] if lemmas else []
     gre = gre_counterexample(tso=True)
     if gre:
         path = os.path.join(out, "GRE-checksum-tso-fallback.pcapng")
         write_pcapng(path, gre, {"property": "GRE", "profile": "pcap", "config": "csum=on"})
         written.append(path)
-    proved_lemmas = prove_lemmas(int(timeout * 1000)) if lemmas else []
     gate = {p.key for p in PROPERTIES if p.gate}
     ok = all(r.verdict == "PROVED" for r in results if r.property in gate) and all(
         lm.verdict == "PROVED" for lm in proved_lemmas
     )
     kres: list[Result] = []
     kcov: list[dict] = []
-    if kernel:
-        kprofs = [p.name for p in profs if kernel_view_of(p)]
-        if kprofs:
-            kres, kex, kerr = verify_kernel(kprofs)
-            if kerr:
-                raise TooCoarse(kerr[0])
-            kcov = [
-                {
-                    "profile": ex.profile,
-                    "config": ex.config.name,
-                    "initial_states": len(ex.init),
-                    "states": len(ex.states()),
-                    "transitions": len(ex.trans),
-                }
-                for ex in kex
-            ]
-            written.extend(write_counterexamples(kres, kex, out))
-            kgate = {p.key for p in KERNEL_PROPERTIES if p.gate}
-            ok = ok and all(r.verdict in ("PROVED", "HAZARD") for r in kres if r.property in kgate)
+    if kwork:
+        kres, kex, kerr = kernel_collect(same, kwork, outs[len(outs) - len(kwork) :])
+        if kerr:
+            raise TooCoarse(kerr[0])
+        kcov = [
+            {
+                "profile": ex.profile,
+                "config": ex.config.name,
+                "initial_states": len(ex.init),
+                "states": len(ex.states()),
+                "transitions": len(ex.trans),
+            }
+            for ex in kex
+        ]
+        written.extend(write_counterexamples(kres, kex, out))
+        kgate = {p.key for p in KERNEL_PROPERTIES if p.gate}
+        ok = ok and all(r.verdict in ("PROVED", "HAZARD") for r in kres if r.property in kgate)
     return Report(
         [p.name for p in profs],
         list(inject),
@@ -207,10 +203,16 @@ def verify(
         ok,
         kres,
         kcov,
+        method,
     )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.jobs < 0:
+        raise offlab.OfflabError(f"--jobs {args.jobs}: must be 0 (one per core) or more")
+    for path, what in ((args.junit, "--junit"), (args.sarif, "--sarif")):
+        if path:
+            check_output(path, what)
     try:
         rep = verify(
             args.profile,
@@ -220,10 +222,16 @@ def run(args: argparse.Namespace) -> int:
             args.timeout,
             not args.no_lemmas,
             not args.no_kernel,
+            args.method,
+            args.jobs,
         )
     except TooCoarse as e:
-        print(f"offlab verify: error: abstraction too coarse: {e}", file=sys.stderr)
+        print(f"offlab: error: abstraction too coarse: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
+    if args.junit:
+        write_junit(args.junit, rep)
+    if args.sarif:
+        write_sarif(args.sarif, rep)
     if args.json:
         print(json.dumps(rep.to_json(), indent=2))
     else:

@@ -16,6 +16,8 @@ from offlab import trace as trace_format
 
 from .abstraction import State
 from .extract import Config, Extraction, apply_counted
+from .receive import RX_OPS, apply_rx
+from .witnesses import Witness
 
 
 @dataclass
@@ -33,9 +35,14 @@ class Step:
 
 
 def replay(
-    ex: Extraction, trace: list[tuple[str, State]], nic: offlab.NicTx | None, vnet: bool = False
+    ex: Extraction,
+    trace: list[tuple[str, State]],
+    nic: offlab.NicTx | None,
+    vnet: bool = False,
+    profile: offlab.NicProfile | None = None,
 ) -> list[Step]:
-    """Runs the trace again on a concrete witness of its initial state."""
+    """Runs the trace again on a concrete witness of its initial state
+    (`profile`: the receiving NIC of `rx` and `gro` steps)."""
     first = trace[0][1]
     w = ex.witnesses[first][0]
     pkt = w.packet.copy()
@@ -96,7 +103,12 @@ def replay(
                         )
                     )
             break
-        q, nxt, counts = apply_counted(op, pkt, state, ex.config)
+        if op in RX_OPS:
+            assert profile is not None
+            q, nxt = apply_rx(op, Witness(pkt, w.origin, ()), state, profile)
+            counts: dict[str, int] = {}
+        else:
+            q, nxt, counts = apply_counted(op, pkt, state, ex.config)
         if q is None:
             steps.append(
                 Step(

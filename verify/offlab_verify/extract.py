@@ -8,11 +8,10 @@ stops with TooCoarse rather than picking one.
 
 from __future__ import annotations
 
-import itertools
 import struct
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import offlab
 from offlab import Csum, Level
@@ -29,14 +28,8 @@ from .abstraction import (
     orig_status,
     wire,
 )
-
-WITNESSES_PER_STATE = 4
-_ST = {
-    UNKNOWN: offlab.CsumStatus.UNKNOWN,
-    BAD: offlab.CsumStatus.BAD,
-    GOOD: offlab.CsumStatus.GOOD,
-    PARTIAL: offlab.CsumStatus.PARTIAL,
-}
+from .evolve import evolve
+from .witnesses import ST, WITNESSES_PER_STATE, Witness, _fold, _sum, initial_witnesses
 
 
 class TooCoarse(Exception):
@@ -54,13 +47,6 @@ class Config:
 
 
 @dataclass
-class Witness:
-    packet: offlab.Packet
-    origin: bytes  # the frame as received
-    ops: tuple[str, ...]  # operations applied since
-
-
-@dataclass
 class Extraction:
     config: Config
     init: set[State] = field(default_factory=set)
@@ -74,178 +60,6 @@ class Extraction:
             out.add(s)
             out.add(t)
         return out
-
-
-# ---- concrete packets ---------------------------------------------------------------
-
-
-def _fold(s: int) -> int:
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
-
-
-def _sum(b: bytes) -> int:
-    if len(b) % 2:
-        b += b"\0"
-    return sum(struct.unpack(f"!{len(b) // 2}H", b))
-
-
-def _frame(proto: int, payload: bytes, src: bytes, dst: bytes, ident: int) -> bytearray:
-    """Ethernet/IPv4/TCP-or-UDP with correct checksums."""
-    l4len = (20 if proto == 6 else 8) + len(payload)
-    if proto == 6:
-        l4 = (
-            bytearray(struct.pack("!HHIIBBHHH", 40000, 5201, 7, 0, 0x50, 0x10, 512, 0, 0)) + payload
-        )
-        at = 16
-    else:
-        l4 = bytearray(struct.pack("!HHHH", 40000, 53, l4len, 0)) + payload
-        at = 6
-    pseudo = _sum(src + dst) + proto + l4len
-    c = (~_fold(pseudo + _sum(bytes(l4)))) & 0xFFFF
-    l4[at : at + 2] = struct.pack("!H", c if c or proto == 6 else 0xFFFF)
-    ip = bytearray(
-        struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + l4len, ident, 0, 64, proto, 0, src, dst)
-    )
-    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
-    eth = bytes.fromhex("0a8f394fe0738abf7e2f05840800")
-    return bytearray(eth + ip + l4)
-
-
-def _frame6(proto: int, payload: bytes, ident: int) -> bytearray:
-    """Ethernet/IPv6/TCP-or-UDP with a correct checksum (2001:db8::1 > ::2)."""
-    src = bytes.fromhex("20010db8000000000000000000000001")
-    dst = bytes.fromhex("20010db8000000000000000000000002")
-    v4 = _frame(proto, payload, bytes(4), bytes(4), ident)
-    l4 = bytearray(v4[34:])
-    at = 16 if proto == 6 else 6
-    l4[at : at + 2] = b"\0\0"
-    pseudo = _sum(src + dst) + proto + len(l4)
-    c = (~_fold(pseudo + _sum(bytes(l4)))) & 0xFFFF
-    l4[at : at + 2] = struct.pack("!H", c if c else 0xFFFF)
-    ip6 = struct.pack("!IHBB", 0x60000000 | ident, len(l4), proto, 64) + src + dst
-    return bytearray(bytes.fromhex("0a8f394fe0738abf7e2f058486dd") + ip6 + l4)
-
-
-def _truthful(ok: bool) -> list[int]:
-    """Statuses an honest receiver may report for a field that is (not) correct."""
-    return [UNKNOWN, GOOD, PARTIAL] if ok else [UNKNOWN, BAD, PARTIAL]
-
-
-_CORRUPT = (0x0001, 0x8000, 0x1234, 0x00FF)
-
-
-def _variants(tso: bool) -> list[tuple[bytes, int]]:
-    """(payload, tso_segsz) variants: odd and even lengths; TSO multiples and not."""
-    if tso:
-        return [(bytes((i * 7) & 0xFF for i in range(n)), 400) for n in (1200, 1000, 1999, 801)]
-    return [
-        (bytes((i * 13 + k) & 0xFF for i in range(n)), 0) for k, n in enumerate((47, 64, 151, 33))
-    ]
-
-
-def initial_witnesses() -> dict[State, list[Witness]]:
-    """Packets as the datapath receives them, with every truthful status claim."""
-    out: dict[State, list[Witness]] = {}
-
-    def add(p: offlab.Packet, origin: bytes, ghost: State, encap: int) -> None:
-        # As received: nothing parsed yet, so the first parse decides the protocol.
-        s = abstract(p, ghost, encap, 0)
-        lst = out.setdefault(s, [])
-        if len(lst) < WITNESSES_PER_STATE:
-            lst.append(Witness(p, origin, ()))
-
-    src, dst = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
-    # Plain packets: from a NIC, a guest (partial, TSO) or a dummy port.
-    for proto, ip_ok, l4_ok, tso in itertools.product(
-        (6, 17), (True, False), (True, False), (False, True)
-    ):
-        if tso and proto != 6:
-            continue
-        for k, (payload, segsz) in enumerate(_variants(tso)):
-            f = _frame(proto, payload, src, dst, ident=k + 1)
-            if not ip_ok:
-                f[24] ^= _CORRUPT[k] >> 8
-                f[25] ^= _CORRUPT[k] & 0xFF
-            l4at = 34 + (16 if proto == 6 else 6)
-            if not l4_ok:
-                f[l4at] ^= _CORRUPT[k] >> 8
-                f[l4at + 1] ^= _CORRUPT[k] & 0xFF
-            for ip_st, l4_st in itertools.product(_truthful(ip_ok), _truthful(l4_ok)):
-                # Premise: a TSO packet's L4 is partial and its IP header trusted.
-                if tso and (l4_st != PARTIAL or ip_st not in (GOOD, PARTIAL)):
-                    continue
-                p = offlab.Packet(bytes(f))
-                p.offloads.set_status(Level.OUTER, Csum.IP, _ST[ip_st])
-                p.offloads.set_status(Level.OUTER, Csum.L4, _ST[l4_st])
-                p.tso_segsz = segsz
-                ghost = State(
-                    g_ip=int(not ip_ok and ip_st in (UNKNOWN, BAD)),
-                    g_l4=int(not l4_ok and l4_st in (UNKNOWN, BAD)),
-                    k_ip=int(ip_st == BAD),
-                    k_l4=int(l4_st == BAD),
-                )
-                add(p, bytes(f), ghost, 0)
-    # IPv6 packets: no IP checksum, L4 statuses as above.
-    for proto, l4_ok in itertools.product((6, 17), (True, False)):
-        for k, (payload, _) in enumerate(_variants(False)):
-            f = _frame6(proto, payload, ident=k + 1)
-            at = 54 + (16 if proto == 6 else 6)
-            if not l4_ok:
-                f[at] ^= _CORRUPT[k] >> 8
-                f[at + 1] ^= _CORRUPT[k] & 0xFF
-            for l4_st in _truthful(l4_ok):
-                p = offlab.Packet(bytes(f))
-                p.offloads.set_status(Level.OUTER, Csum.L4, _ST[l4_st])
-                ghost = State(
-                    g_l4=int(not l4_ok and l4_st in (UNKNOWN, BAD)), k_l4=int(l4_st == BAD)
-                )
-                add(p, bytes(f), ghost, 0)
-    # Tunnel packets from the wire, outer statuses from an honest NIC (OVS keeps
-    # no inner status on receive).
-    for ttype, csum, inner_ok, corrupt in itertools.product(
-        ("vxlan", "geneve", "gre"), (False, True), (True, False), ("none", "ip", "l4")
-    ):
-        # A corrupt GRE checksum is always caught by the software check at decap
-        # (unit-tested); the outer L4 corruption here is the UDP checksum's.
-        if corrupt == "l4" and (not csum or ttype == "gre"):
-            continue
-        for k, (payload, _) in enumerate(_variants(False)):
-            inner = _frame(6, payload, src, dst, ident=k + 1)
-            if not inner_ok:
-                inner[50] ^= _CORRUPT[k] >> 8
-                inner[51] ^= _CORRUPT[k] & 0xFF
-            q = offlab.Packet(bytes(inner))
-            offlab.parse(q)
-            tnl = offlab.TunnelConfig(
-                ttype, remote_ip="1.1.2.92", local_ip="1.1.2.88", key=5, csum=csum
-            )
-            (q,), _ = offlab.push_header([q], tnl)
-            offlab.send_prepare(q, 0)
-            f = bytearray(q.bytes())
-            if corrupt == "ip":
-                f[24] ^= 0x40
-            elif corrupt == "l4":
-                at = 40 if ttype != "gre" else 38
-                f[at] ^= 0x40
-            ok_ip, ok_l4 = corrupt != "ip", corrupt != "l4"
-            l4_choices = _truthful(ok_l4) if ttype != "gre" else [UNKNOWN]
-            # A NIC may also flag a header bad whose bytes verify: OVS must still
-            # not accept it (c852a8c76).
-            ip_choices = _truthful(ok_ip) + ([BAD] if ok_ip else [])
-            for ip_st, l4_st in itertools.product(ip_choices, l4_choices):
-                p = offlab.Packet(bytes(f))
-                p.offloads.set_status(Level.OUTER, Csum.IP, _ST[ip_st])
-                p.offloads.set_status(Level.OUTER, Csum.L4, _ST[l4_st])
-                ghost = State(
-                    g_ip=0,
-                    g_l4=int(not inner_ok),
-                    g_oip=int(not ok_ip and ip_st in (UNKNOWN, BAD)),
-                    g_ol4=int(not ok_l4 and l4_st in (UNKNOWN, BAD)),
-                )
-                add(p, bytes(f), ghost, 1)
-    return out
 
 
 def _icmp_error(frame: bytes) -> bytes:
@@ -271,7 +85,8 @@ def premise_holds(s: State) -> bool:
     if not s.tso:
         return True
     ip, l4 = orig_status(s)
-    return l4 == PARTIAL and ip in (GOOD, PARTIAL)
+    # IPv6 has no header checksum: nothing there to trust.
+    return l4 == PARTIAL and (ip in (GOOD, PARTIAL) or bool(s.ipv6))
 
 
 def _enabled(op: str, s: State) -> bool:
@@ -331,7 +146,7 @@ def apply_counted(
     try:
         q, t = _apply(op, p, s, cfg, counts)
     except offlab.OfflabError:
-        return None, replace(dropped(s), v_assert=1), counts
+        return None, evolve(dropped(s), v_assert=1), counts
     return q, t, counts
 
 
@@ -367,7 +182,7 @@ def _apply(
         (q,), c = offlab.push_header([q], tnl)
         _add(counts, c)
         encap = 1
-        s = replace(s, g_oip=0, g_ol4=0)
+        s = evolve(s, g_oip=0, g_ol4=0)
     elif op == "pop":
         ok, _, c = offlab.pop_header(q)
         _add(counts, c)
@@ -375,7 +190,7 @@ def _apply(
         if not ok:
             return None, dropped(s)
         stale = q.offloads.word != 0
-        s = replace(
+        s = evolve(
             s,
             v_untrusted=int(s.v_untrusted or breach),
             v_stale=int(s.v_stale or stale),
@@ -388,11 +203,11 @@ def _apply(
         ct = offlab.Conntrack()
         out, c = ct.execute(q, commit=True, nat_dst="10.0.0.9" if op == "ct_nat" else None)
         _add(counts, c)
-        s = replace(s, v_stage=int(s.v_stage or _misjudged(s, c)))
+        s = evolve(s, v_stage=int(s.v_stage or _misjudged(s, c)))
         if not out or offlab.ct_state(out[0]) & (1 << 4):  # invalid: the flow drops it
             return None, dropped(s)
         q = out[0]
-        s = replace(s, v_untrusted=int(s.v_untrusted or _validation_breach(s, False)))
+        s = evolve(s, v_untrusted=int(s.v_untrusted or _validation_breach(s, False)))
     elif op == "icmp_error":
         # The packet is committed with destination NAT and leaves; the server
         # answers with an ICMP error quoting it, received with this packet's IP
@@ -400,25 +215,25 @@ def _apply(
         ct = offlab.Conntrack()
         out, c = ct.execute(q, commit=True, nat_dst="10.0.0.9")
         _add(counts, c)
-        s = replace(s, v_stage=int(s.v_stage or _misjudged(s, c)))
+        s = evolve(s, v_stage=int(s.v_stage or _misjudged(s, c)))
         if not out or offlab.ct_state(out[0]) & (1 << 4):
             return None, dropped(s)
         sent = out[0]
         offlab.send_prepare(sent, 0)
         err = offlab.Packet(_icmp_error(sent.bytes()))
         offlab.parse(err)
-        err.offloads.set_status(Level.OUTER, Csum.IP, _ST[s.ip_o])
+        err.offloads.set_status(Level.OUTER, Csum.IP, ST[s.ip_o])
         err_state = abstract(err, State(), 0, 1)
         back, c = ct.execute(err, commit=False, nat=True)
         _add(counts, c)
-        s = replace(s, v_stage=int(s.v_stage or _misjudged(err_state, c)))
+        s = evolve(s, v_stage=int(s.v_stage or _misjudged(err_state, c)))
         if not back or not offlab.ct_state(back[0]) & (1 << 2):  # must be related
             return None, dropped(s)
         q = back[0]
-        s = replace(s, g_ip=0, g_l4=0, k_ip=0, k_l4=0)
+        s = evolve(s, g_ip=0, g_l4=0, k_ip=0, k_l4=0)
     elif op == "compose_bad":
         offlab.compose_bad_ip_csum(q)
-        s = replace(s, g_ip=1, k_ip=1)
+        s = evolve(s, g_ip=1, k_ip=1)
     elif op == "parse":
         offlab.parse(q)
     elif op == "parse_simple":
@@ -426,7 +241,7 @@ def _apply(
     nxt = abstract(q, s, encap, 1 if op in ("parse", "parse_simple", "pop") else s.parsed)
     before, after = orig_status(s), orig_status(nxt)
     fixbad = any(b == BAD and a in (GOOD, PARTIAL) for b, a in zip(before, after, strict=True))
-    return q, replace(nxt, v_fixbad=int(s.v_fixbad or fixbad))
+    return q, evolve(nxt, v_fixbad=int(s.v_fixbad or fixbad))
 
 
 DATAPATH_OPS = (
@@ -454,7 +269,7 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
     for a tap the vnet header and the kernel's completion of it."""
     ready, errors = offlab.netdev_send([p.copy()], nic.caps)
     if errors:
-        return replace(dropped(s), v_assert=1)
+        return evolve(dropped(s), v_assert=1)
     frames: list[bytes] = []
     violation = False
     for q in ready:
@@ -467,7 +282,7 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
             out, v = offlab.nic_transmit(q, nic)
         except offlab.OfflabError:
             # The NIC cannot finish a partial checksum it was handed (no such header).
-            return replace(dropped(s), v_assert=1)
+            return evolve(dropped(s), v_assert=1)
         violation |= bool(v)
         frames.extend(f.bytes() for f in out)
     return wire(frames, s, s.encap, violation)
@@ -476,7 +291,7 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
 # ---- exploration --------------------------------------------------------------------------
 
 
-def _agree(results: list[State], what: str) -> State:
+def agree(results: list[State], what: str) -> State:
     first = results[0]
     for r in results[1:]:
         if r != first:
@@ -487,13 +302,35 @@ def _agree(results: list[State], what: str) -> State:
 def extract(cfg: Config, ops: tuple[str, ...] = DATAPATH_OPS) -> Extraction:
     """Explores every abstract state reachable from the initial ones."""
     ex = Extraction(cfg)
-    init = initial_witnesses()
-    queue: deque[State] = deque()
-    for s, ws in init.items():
+    for s, ws in initial_witnesses().items():
         ex.init.add(s)
         ex.witnesses[s] = ws
         ex.parent[s] = (None, "receive")
-        queue.append(s)
+    _explore(ex, deque(ex.init), ops)
+    return ex
+
+
+def extend(
+    ex: Extraction,
+    arrivals: dict[State, tuple[list[Witness], State, str]],
+    ops: tuple[str, ...] = DATAPATH_OPS,
+) -> None:
+    """Explores from datapath states another operation (a NIC's receive)
+    reached that the extraction has not seen: arrivals maps each to its
+    witnesses and the (state, operation) it came by. The datapath operations
+    do not depend on the NIC profile, so every profile may share the result."""
+    queue: deque[State] = deque()
+    for t, (ws, s, op) in arrivals.items():
+        if t in ex.witnesses:
+            continue
+        ex.witnesses[t] = ws[:WITNESSES_PER_STATE]
+        ex.parent[t] = (s, op)
+        queue.append(t)
+    _explore(ex, queue, ops)
+
+
+def _explore(ex: Extraction, queue: deque[State], ops: tuple[str, ...]) -> None:
+    cfg = ex.config
     while queue:
         s = queue.popleft()
         for op in ops:
@@ -505,10 +342,10 @@ def extract(cfg: Config, ops: tuple[str, ...] = DATAPATH_OPS) -> Extraction:
                 q, t = apply(op, w.packet, s, cfg)
                 results.append(t)
                 outs.append((q, w))
-            t = _agree(results, f"{op} from [{s.describe()}]")
+            t = agree(results, f"{op} from [{s.describe()}]")
             if t.phase == DATAPATH and not premise_holds(t):
                 # Reported, not explored: the properties are proved under the premise.
-                t = replace(t, v_premise=1)
+                t = evolve(t, v_premise=1)
             ex.trans[(s, op)] = t
             if t.phase != DATAPATH:
                 continue
@@ -520,7 +357,6 @@ def extract(cfg: Config, ops: tuple[str, ...] = DATAPATH_OPS) -> Extraction:
             if fresh:
                 ex.parent[t] = (s, op)
                 queue.append(t)
-    return ex
 
 
 def extract_send(ex: Extraction, profile: offlab.NicProfile) -> dict[State, State]:
@@ -532,7 +368,7 @@ def extract_send(ex: Extraction, profile: offlab.NicProfile) -> dict[State, Stat
         # Every packet is parsed before the datapath decides to output it.
         if s.phase != DATAPATH or s.v_premise or not s.parsed:
             continue
-        out[s] = _agree(
+        out[s] = agree(
             [send(w.packet, s, nic, vnet) for w in ws],
             f"send[{profile.name}] from [{s.describe()}]",
         )

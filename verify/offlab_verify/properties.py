@@ -91,6 +91,11 @@ PROPERTIES: tuple[Property, ...] = (
     Property("P7", "bad stays flagged from the source (compose, NIC)", _p7),
     Property("P8", "each check by its stage (ipf: fragments only)", lambda v: v["v_stage"] == 1),
     Property(
+        "P9",
+        "a merged packet is never valid unless every merged segment was (rx coalescing)",
+        lambda v: v["v_merge"] == 1,
+    ),
+    Property(
         "PREMISE", "a TSO packet's L4 is partial, its IP trusted", lambda v: v["v_premise"] == 1
     ),
 )

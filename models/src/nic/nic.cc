@@ -258,6 +258,15 @@ TcpView View(Packet& p, TunnelType tunnel) {
     l4 = p.inner_l4_ofs;
   }
   if (UpperProtocol(p, l3, l4) != hdr::kProtoTcp) return v;
+  // GRO refuses a segment whose IPv4 header checksum is wrong, at each level
+  // (torvalds/linux 006c8b834aed net/ipv4/af_inet.c inet_gro_receive:
+  // ip_fast_csum(iph, 5) != 0 flushes it), whatever the NIC said of its TCP.
+  auto ip_ok = [&](uint16_t ip) {
+    if (!IsIpv4At(p, ip)) return true;
+    size_t ihl = (p.head()[ip] & 0x0f) * 4u;
+    return csum::Compute(p.Linear(ip + ihl) + ip, ihl) == 0;
+  };
+  if (!ip_ok(p.l3_ofs) || (tunnel != TunnelType::kNone && !ip_ok(l3))) return v;
   size_t len = L4Length(p, l3, l4);
   if (len < hdr::kTcpMinLen) return v;
   size_t thl = (p.Linear(l4 + hdr::kTcpMinLen)[l4 + hdr::kTcpOffFlagsOfs] >> 4) * 4u;

@@ -7,7 +7,7 @@ import typing
 from . import checksum
 from . import caps
 from . import kernel
-__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'VnetHdr', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'compose_bad_ip_csum', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'fault_project', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'kernel', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name', 'vnet_complete', 'vnet_transmit']
+__all__: list[str] = ['ChecksumField', 'Conntrack', 'Csum', 'CsumStatus', 'Dissection', 'FlowKey', 'L4Proto', 'Layer', 'Level', 'NicProfile', 'NicTx', 'OfflabError', 'Offloads', 'Packet', 'Pipeline', 'RxMeta', 'RxStatus', 'RxValidation', 'Sent', 'TunnelConfig', 'TunnelType', 'Verdict', 'VnetHdr', 'builtin_profile', 'builtin_profile_names', 'caps', 'checksum', 'clear_faults', 'coalesce', 'compose_bad_ip_csum', 'ct_state', 'disable_fault', 'dissect', 'enable_fault', 'enabled_faults', 'fault_commit', 'fault_names', 'fault_project', 'gso', 'gso_partial', 'gso_partial_nr_segs', 'kernel', 'load_profile_file', 'netdev_send', 'nic_receive', 'nic_transmit', 'parse', 'parse_profile', 'parse_simple', 'pop_header', 'push_header', 'send_prepare', 'set_ipv4', 'set_ipv6', 'set_l4_ports', 'udp_tunnel_csum', 'verdict_name', 'vnet_complete', 'vnet_transmit']
 class OfflabError(ValueError):
     pass
 class CsumStatus:
@@ -406,6 +406,9 @@ class NicProfile:
     def rx_vxlan(self) -> RxValidation:
         ...
     @property
+    def rx_zero_udp_csum_literal(self) -> bool:
+        ...
+    @property
     def sources(self) -> dict[str, str]:
         ...
     @property
@@ -588,20 +591,12 @@ class RxStatus:
     """
     Statuses a receiving NIC reports.
     """
-    @property
-    def inner_ip(self) -> CsumStatus:
-        ...
-    @property
-    def inner_l4(self) -> CsumStatus:
-        ...
-    @property
-    def ip(self) -> CsumStatus:
-        ...
-    @property
-    def l4(self) -> CsumStatus:
-        ...
-    @property
-    def tunnel(self) -> TunnelType:
+    inner_ip: CsumStatus
+    inner_l4: CsumStatus
+    ip: CsumStatus
+    l4: CsumStatus
+    tunnel: TunnelType
+    def __init__(self) -> None:
         ...
 class Conntrack:
     """
@@ -702,9 +697,9 @@ class Pipeline:
         ...
     def add_flow(self, flow: str) -> None:
         ...
-    def add_port(self, name: str, profile: str = 'dummy', options: collections.abc.Mapping[str, str] = {}, ofport: typing.SupportsInt | typing.SupportsIndex = 0, tunnel: TunnelConfig | None = None, underlay: str = '') -> int:
+    def add_port(self, name: str, profile: str = 'dummy', options: collections.abc.Mapping[str, str] = {}, ofport: typing.SupportsInt | typing.SupportsIndex = 0, tunnel: TunnelConfig | None = None, underlay: str = '', mtu: typing.SupportsInt | typing.SupportsIndex = 1500) -> int:
         """
-        Adds a port; returns its ofport.
+        Adds a port; returns its ofport. Frames longer than `mtu` allows leave it only as TSO packets; others are dropped and counted as tx_mtu_exceeded_drops.
         """
     def clear_flows(self) -> None:
         ...
@@ -728,6 +723,10 @@ def builtin_profile_names() -> list[str]:
     ...
 def clear_faults() -> None:
     ...
+def coalesce(frames: collections.abc.Sequence[tuple[Packet, RxStatus]], max_bytes: typing.SupportsInt | typing.SupportsIndex = 65535) -> tuple[list[Packet], dict]:
+    """
+    Receive coalescing (GRO/LRO) of (packet, RxStatus) pairs as nic_receive returns them: (packets, stats).
+    """
 def compose_bad_ip_csum(packet: Packet) -> None:
     """
     flow_compose --bad-csum: corrupts the IPv4 checksum (XOR 1) and sets the IP status bad.

@@ -5,11 +5,13 @@ kernel model), plus ghost bits for what was wrong on ingress."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import functools
+from dataclasses import dataclass
 
 import offlab
 from offlab import kernel as k
 
+from ..evolve import cached_eq, cached_hash, evolve
 from .frames import fold, ones_sum, pseudo4, pseudo6
 
 # Phases of a packet's life.
@@ -28,6 +30,9 @@ ABSENT = 2  # an outer UDP checksum of 0 (none sent)
 @dataclass(frozen=True, order=True)
 class KState:
     """One abstract state; every field a small non-negative integer."""
+
+    __hash__ = cached_hash
+    __eq__ = cached_eq
 
     phase: int = STACK
     encap: int = 0  # the bytes carry VXLAN (the original packet at depth 1)
@@ -66,7 +71,10 @@ class KState:
         )
 
 
+@functools.lru_cache(maxsize=8192)
 def _verdicts(frame: bytes) -> dict[tuple[str, int], int]:
+    """Per distinct frame (the dissection is a function of the bytes, and the
+    same bytes recur across witnesses and operations); callers only read it."""
     out: dict[tuple[str, int], int] = {}
     for c in offlab.dissect(frame).checksums:
         layer = "l4" if c.layer in ("tcp", "udp") else c.layer
@@ -83,8 +91,11 @@ def _verdicts(frame: bytes) -> dict[tuple[str, int], int]:
 
 def vxlan_rco(frame: bytes) -> bool:
     """The VXLAN header's RCO flag (VXLAN_HF_RCO, bit 21 of the flags word)."""
-    return len(frame) >= 50 and frame[23] == 17 and frame[36:38] == b"\x12\xb5" and bool(
-        frame[43] & 0x20
+    return (
+        len(frame) >= 50
+        and frame[23] == 17
+        and frame[36:38] == b"\x12\xb5"
+        and bool(frame[43] & 0x20)
     )
 
 
@@ -118,16 +129,15 @@ def _rco_inner_ok(frame: bytes) -> int:
     return int(int.from_bytes(inner[ofs : ofs + 2], "big") == fold(seed))
 
 
-def _promised(skb: k.SkBuff) -> tuple[bytes, int]:
+def _promised(skb: k.SkBuff, summed: k.IpSummed, frame: bytes) -> tuple[bytes, int]:
     """The bytes the skb stands for, and whether its state is true of them.
     A non-GSO CHECKSUM_PARTIAL is a promise: its bytes are those after the
     checksum is completed (a local checksum offload's outer UDP checksum, for
     one, is only right then), and the promise holds when that gives a right
     checksum at the field. COMPLETE holds when skb->csum is the bytes' sum."""
-    frame = skb.frame
-    if skb.ip_summed == k.IpSummed.COMPLETE:
+    if summed == k.IpSummed.COMPLETE:
         return frame, int(fold(ones_sum(frame[skb.csum_from :])) == fold(skb.csum))
-    if skb.ip_summed == k.IpSummed.PARTIAL and not skb.gso_size:
+    if summed == k.IpSummed.PARTIAL and not skb.gso_size:
         probe = skb.copy()
         if not k.skb_complete_partial(probe):
             return frame, 0
@@ -140,11 +150,13 @@ def _promised(skb: k.SkBuff) -> tuple[bytes, int]:
     return frame, 1
 
 
-def covered_wrong(frame: bytes, skb: k.SkBuff, encap: int) -> bool:
+def covered_wrong(
+    frame: bytes, skb: k.SkBuff, encap: int, summed: k.IpSummed | None = None
+) -> bool:
     """UNNECESSARY at level L vouches for the first L + 1 transport checksums,
     outermost first (a zero UDP checksum counts as one: __skb_checksum_
     validate_needed consumes a level for it)."""
-    if skb.ip_summed != k.IpSummed.UNNECESSARY:
+    if (skb.ip_summed if summed is None else summed) != k.IpSummed.UNNECESSARY:
         return False
     v = _verdicts(frame)
     fields = [v.get(("l4", 0), 1)] + ([v.get(("l4", 1), 1)] if encap else [])
@@ -152,15 +164,20 @@ def covered_wrong(frame: bytes, skb: k.SkBuff, encap: int) -> bool:
 
 
 def abstract_skb(skb: k.SkBuff, ghost: KState) -> KState:
-    frame, sum_ok = _promised(skb)
+    # Each attribute read crosses into the core (skb.frame copies the bytes):
+    # read each once.
+    summed = skb.ip_summed
+    raw = skb.frame
+    frame, sum_ok = _promised(skb, summed, raw)
     encap = int(ghost.encap)
     v = _verdicts(frame)
-    return replace(
+    unnecessary = summed == k.IpSummed.UNNECESSARY
+    return evolve(
         ghost,
         phase=STACK,
         rco=int(vxlan_rco(frame)),
-        summed=_SUMMED[skb.ip_summed],
-        level=skb.csum_level if skb.ip_summed == k.IpSummed.UNNECESSARY else 0,
+        summed=_SUMMED[summed],
+        level=skb.csum_level if unnecessary else 0,
         encapsulation=int(skb.encapsulation),
         gso=int(skb.gso_size != 0),
         ok_ip_o=v.get(("ipv4", 0), 1),
@@ -168,7 +185,7 @@ def abstract_skb(skb: k.SkBuff, ghost: KState) -> KState:
         ok_ip_i=v.get(("ipv4", 1), 1) if encap else 1,
         ok_l4_i=v.get(("l4", 1), 1) if encap else 1,
         sum_ok=sum_ok,
-        v_trust=int(ghost.v_trust or covered_wrong(skb.frame, skb, encap)),
+        v_trust=int(ghost.v_trust or (unnecessary and covered_wrong(raw, skb, encap, summed))),
     )
 
 
@@ -191,7 +208,7 @@ def abstract_wire(frames: list[bytes], ghost: KState) -> KState:
             # Any frame wrong makes the field wrong; else ABSENT if any lacks it.
             cur = oks[key]
             oks[key] = 0 if 0 in (cur, val) else (ABSENT if ABSENT in (cur, val) else 1)
-    return replace(
+    return evolve(
         ghost,
         phase=WIRE,
         rco=rco,

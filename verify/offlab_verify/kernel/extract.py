@@ -8,11 +8,12 @@ from __future__ import annotations
 import functools
 import struct
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import offlab
 from offlab import kernel as k
 
+from ..evolve import evolve
 from .abstraction import STACK, KState, abstract_skb
 from .frames import PAYLOADS, Spec, frame, inner_frame, pseudo4, pseudo6, specs
 from .ops import GENERIC_OPS, Config, Device, Step, enabled, op_xmit
@@ -39,6 +40,9 @@ class Extraction:
     init: set[KState] = field(default_factory=set)
     trans: dict[tuple[KState, str], KState] = field(default_factory=dict)
     witnesses: dict[KState, list[Witness]] = field(default_factory=dict)
+    # Counterexample trace records per property, replayed where the witnesses
+    # are (a worker process), so the parent need not extract again.
+    records: dict[str, list] = field(default_factory=dict)
 
     def states(self) -> set[KState]:
         out = set(self.init)
@@ -106,7 +110,7 @@ def initial(cfg: Config, profile: str) -> dict[KState, list[Witness]]:
             # does not check what it reports, or a hypervisor's word): an
             # assumption the kernel's software cannot repair. Property K0
             # reports it; K1-K4 are about what the kernel then does.
-            s = replace(s, v_trust=0, g_hw=1)
+            s = evolve(s, v_trust=0, g_hw=1)
         ws = out.setdefault(s, [])
         if len(ws) < WITNESSES_PER_STATE:
             ws.append(Witness(skb, [], (), origin))
@@ -138,7 +142,7 @@ def _apply(op: str, w: Witness, s: KState, cfg: Config, ops: dict) -> Step:
             return None, ended(s, DROPPED)
         t = abstract_skb(res.skb, s)
         if t.v_trust and not s.v_trust:
-            t = replace(t, v_trust=0, g_hw=1)  # the driver vouched (see initial())
+            t = evolve(t, v_trust=0, g_hw=1)  # the driver vouched (see initial())
         return res.skb, t
     assert w.skb is not None
     return ops[op](w.skb, s, cfg)

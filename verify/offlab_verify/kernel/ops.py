@@ -3,12 +3,14 @@ compiled kernel model (offlab._core.kernel) on a concrete skb."""
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from offlab import kernel as k
 
+from ..evolve import evolve
 from .abstraction import DELIVERED, DROPPED, STACK, KState, abstract_skb, abstract_wire, ended
 from .frames import MAC_B, VTEP_A, VTEP_B, fold, ones_sum
 
@@ -37,7 +39,7 @@ class Config:
 
     @property
     def kv(self) -> k.KernelVersion:
-        return k.parse_kernel_version(self.kernel)
+        return _kernel_version(self.kernel)
 
     @property
     def name(self) -> str:
@@ -47,7 +49,15 @@ class Config:
         )
 
 
+@functools.cache
+def _kernel_version(name: str) -> k.KernelVersion:
+    """Parsed once per name: the operations ask for it on every call."""
+    return k.parse_kernel_version(name)
+
+
+@functools.cache
 def _vxlan_cfg(cfg: Config, local: bytes, remote: bytes) -> k.VxlanConfig:
+    """One per setting and direction (the core only reads it)."""
     ip = ".".join(str(b) for b in local)
     rip = ".".join(str(b) for b in remote)
     return k.VxlanConfig(
@@ -83,7 +93,7 @@ def op_decap(skb: k.SkBuff, s: KState, cfg: Config) -> Step:
     delivered, _reason, inner, _pt, _ctr = k.vxlan_rcv(skb.copy(), vx, cfg.kv)
     if not delivered:
         return None, ended(s, DROPPED)
-    ghost = replace(s, encap=0, g_oip=0, g_ol4=0)
+    ghost = evolve(s, encap=0, g_oip=0, g_ol4=0)
     return inner, abstract_skb(inner, ghost)
 
 
@@ -95,7 +105,7 @@ def op_encap(skb: k.SkBuff, s: KState, cfg: Config) -> Step:
     sent, _reason, outer, _ctr = k.vxlan_xmit(skb.copy(), vx, route, cfg.kv)
     if not sent:
         return None, ended(s, DROPPED)
-    ghost = replace(s, encap=1, g_oip=0, g_ol4=0)
+    ghost = evolve(s, encap=1, g_oip=0, g_ol4=0)
     return outer, abstract_skb(outer, ghost)
 
 
@@ -133,7 +143,7 @@ def op_ct(skb: k.SkBuff, s: KState, cfg: Config) -> Step:
     # tunnelled): tracking a packet whose checksum was wrong vouches for it.
     bad = (s.g_ol4 or s.g_oip) if s.encap else (s.g_l4 or s.g_ip)
     if ct.get("tracked") and bad and ct.get("checksum_checked"):
-        state = replace(state, v_trust=1)
+        state = evolve(state, v_trust=1)
     if not ct.get("tracked"):
         return None, ended(state, DROPPED)  # +inv: an OVS flow drops it
     return out, state
@@ -208,7 +218,7 @@ def op_gro(skb: k.SkBuff, s: KState, cfg: Config) -> Step:
     if len(out) == 1:
         merged = out[0]
         bad = s.g_ip or s.g_l4 or s.g_oip or s.g_ol4
-        return merged, abstract_skb(merged, replace(s, v_merge=int(s.v_merge or bad)))
+        return merged, abstract_skb(merged, evolve(s, v_merge=int(s.v_merge or bad)))
     if not out:
         return None, ended(s, DROPPED)
     # Not merged: follow the first segment (the one this state describes).

@@ -32,14 +32,16 @@ CONFIGS: tuple[Config, ...] = (
 )
 
 
-def _one(profile: str, cfg: Config) -> tuple[list[Result], Extraction | None, str]:
+def _one(
+    profile: str, cfg: Config, method: str = "search"
+) -> tuple[list[Result], Extraction | None, str]:
     """Extract and prove one (profile, setting); the failures the kernel's
     documented hazards explain become HAZARD."""
     try:
         ex = extract(cfg, profile)
     except TooCoarse as e:
         return [], None, f"abstraction too coarse: {e}"
-    got = prove_kernel(ex.init, ex.trans, KERNEL_PROPERTIES, profile, cfg.name)
+    got = prove_kernel(ex.init, ex.trans, KERNEL_PROPERTIES, profile, cfg.name, method)
     pairs = zip(KERNEL_PROPERTIES, got, strict=True)
     failed = [p for p, r in pairs if r.verdict == "FAILED"]
     hazards = applicable(cfg.kv)
@@ -47,7 +49,7 @@ def _one(profile: str, cfg: Config) -> tuple[list[Result], Extraction | None, st
         # A failure counts as the kernel's documented hazard only if the
         # property is proved once the hazard's transitions are gone.
         edges = without(ex.trans, hazards)
-        again = prove_kernel(ex.init, edges, tuple(failed), profile, cfg.name)
+        again = prove_kernel(ex.init, edges, tuple(failed), profile, cfg.name, method)
         for p, r2 in zip(failed, again, strict=True):
             if r2.verdict == "PROVED":
                 r = next(r for r in got if r.property == p.key)
@@ -58,32 +60,43 @@ def _one(profile: str, cfg: Config) -> tuple[list[Result], Extraction | None, st
     return got, ex, ""
 
 
-def _one_light(job: tuple[str, Config]) -> tuple[list[Result], Extraction | None, str]:
+def one_light(
+    profile: str, cfg: Config, method: str = "search"
+) -> tuple[list[Result], Extraction | None, str]:
     """_one in a worker process: witnesses (compiled-core objects) stay there;
     counterexample writing extracts that pair again."""
-    got, ex, err = _one(*job)
+    got, ex, err = _one(profile, cfg, method)
     if ex is not None:
-        ex = dataclasses.replace(ex, witnesses={})
+        records = {
+            r.property: counterexample_records(ex, r.trace)
+            for r in got
+            if r.verdict in ("FAILED", "HAZARD") and r.trace
+        }
+        ex = dataclasses.replace(ex, witnesses={}, records=records)
     return got, ex, err
 
 
-def verify_kernel(
-    profiles: list[str] | None = None,
-    configs: tuple[Config, ...] = CONFIGS,
-    jobs: int | None = None,
-) -> tuple[list[Result], list[Extraction], list[str]]:
-    """Results for every property x profile x configuration; extraction
-    errors (abstraction too coarse) are returned as messages. Pairs run on
-    `jobs` processes (default: one per core, at most 4)."""
+def _one_job(job: tuple[str, Config, str]) -> tuple[list[Result], Extraction | None, str]:
+    return one_light(*job)
+
+
+Work = list[tuple[str, Config]]
+
+
+def kernel_work(
+    profiles: list[str] | None = None, configs: tuple[Config, ...] = CONFIGS
+) -> tuple[dict[str, list[str]], Work]:
+    """The (profile, setting) pairs to extract, one per group of profiles with
+    the same Linux driver view (twins share its relation)."""
     same = _same_drivers(profiles or kernel_profiles())
     work = [(profile, cfg) for profile in same for cfg in configs]
-    jobs = jobs if jobs is not None else min(4, os.cpu_count() or 1)
-    if jobs > 1 and len(work) > 1:
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(jobs) as pool:
-            outs = pool.map(_one_light, work)
-    else:
-        outs = [_one(*job) for job in work]
+    return same, work
+
+
+def kernel_collect(
+    same: dict[str, list[str]], work: Work, outs: list[tuple[list[Result], Extraction | None, str]]
+) -> tuple[list[Result], list[Extraction], list[str]]:
+    """The results of `work` (in its order), copied to each profile's twins."""
     results: list[Result] = []
     extractions: list[Extraction] = []
     errors: list[str] = []
@@ -100,6 +113,26 @@ def verify_kernel(
             results.extend(dataclasses.replace(r, profile=twin) for r in got)
             extractions.append(dataclasses.replace(ex, profile=twin))
     return results, extractions, errors
+
+
+def verify_kernel(
+    profiles: list[str] | None = None,
+    configs: tuple[Config, ...] = CONFIGS,
+    jobs: int | None = None,
+    method: str = "search",
+) -> tuple[list[Result], list[Extraction], list[str]]:
+    """Results for every property x profile x configuration; extraction
+    errors (abstraction too coarse) are returned as messages. Pairs run on
+    `jobs` processes (default: one per core, at most 4)."""
+    same, work = kernel_work(profiles, configs)
+    jobs = jobs if jobs is not None else min(4, os.cpu_count() or 1)
+    if jobs > 1 and len(work) > 1:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(jobs) as pool:
+            outs = pool.map(_one_job, [(p, c, method) for p, c in work])
+    else:
+        outs = [_one(p, c, method) for p, c in work]
+    return kernel_collect(same, work, outs)
 
 
 def _same_drivers(profiles: list[str]) -> dict[str, list[str]]:
@@ -190,6 +223,8 @@ def write_counterexamples(
         ex = by_key[(r.profile, r.config)]
         name = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{r.property}-{r.profile}-{r.config}")
         path = os.path.join(out_dir, f"kernel-{name}.pcapng")
-        trace_format.write(path, counterexample_records(ex, r.trace))
+        recs = ex.records.get(r.property) or counterexample_records(ex, r.trace)
+        trace_format.write(path, recs)
         paths.append(path)
+        r.counterexample = path
     return paths

@@ -1,0 +1,69 @@
+"""dataclasses.replace for the verifier's frozen state classes, without the
+per-field __init__: an extraction builds hundreds of thousands of states, and
+replace() was a quarter of its time."""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_new = object.__new__
+_set = object.__setattr__
+
+
+@functools.cache
+def _names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))
+
+
+@functools.cache
+def _getter(cls: type) -> Callable[[dict], tuple]:
+    """The field values of a state's __dict__, in field order, in C."""
+    return operator.itemgetter(*(f.name for f in fields(cls)))
+
+
+def _key(s: Any) -> tuple:
+    d = s.__dict__
+    k = d.get("_key")
+    if k is None:
+        k = _getter(type(s))(d)
+        _set(s, "_key", k)
+    return k
+
+
+def cached_hash(s: Any) -> int:
+    """A state's hash, computed once: the proofs and the extraction hash each
+    state many times (dict keys, visited sets), and the generated __hash__
+    builds the field tuple every time. Assign as __hash__ in the class body
+    (dataclass keeps an explicit one)."""
+    h = s.__dict__.get("_hash")
+    if h is None:
+        h = hash(_key(s))
+        _set(s, "_hash", h)
+    return h
+
+
+def cached_eq(s: Any, other: object) -> bool:
+    """Field-wise equality over the cached field tuple (as __eq__)."""
+    if other.__class__ is not s.__class__:
+        return NotImplemented  # type: ignore[return-value]
+    return s is other or _key(s) == _key(other)
+
+
+def evolve(s: T, **changes: Any) -> T:
+    """A copy of the frozen dataclass `s` with `changes`; unknown field names
+    are refused as replace() refuses them."""
+    cls = type(s)
+    if not _names(cls).issuperset(changes):
+        raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - _names(cls))}")
+    d = dict(s.__dict__)
+    d.pop("_key", None)
+    d.pop("_hash", None)
+    d.update(changes)
+    out = _new(cls)
+    _set(out, "__dict__", d)
+    return out
