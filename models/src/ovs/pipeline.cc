@@ -13,6 +13,7 @@
 #include "offlab/ovs/faults.h"
 #include "offlab/ovs/parse.h"
 #include "offlab/ovs/rewrite.h"
+#include "offlab/ovs/rss_hash.h"
 #include "offlab/ovs/send_prepare.h"
 
 namespace offlab {
@@ -264,6 +265,13 @@ void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
     return Parse(copy);
   }();
   if (reparse && simple) counters_.Inc("simple_match_hit");
+  // A packet that misses the caches gets its hash now, unless it has one
+  // (recirculated); the simple-match path computes none (openvswitch/ovs
+  // d6a632a9b lib/dpif-netdev.c:7379-7399 dfc_processing).
+  if (reparse && !simple && !p.md.has_hash) {
+    p.md.hash = Hash5Tuple(key);
+    p.md.has_hash = true;
+  }
   if (reparse && !key.error.empty()) CountMiniflowLengthError(key, &counters_, &events_);
   const Rule* hit = nullptr;
   for (const Rule& r : rules_) {

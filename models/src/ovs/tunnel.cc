@@ -10,6 +10,7 @@
 #include "offlab/ovs/complete.h"
 #include "offlab/ovs/faults.h"
 #include "offlab/ovs/gso.h"
+#include "offlab/ovs/rss_hash.h"
 #include "offlab/ovs/send_prepare.h"
 
 namespace offlab {
@@ -20,23 +21,18 @@ uint16_t DefaultPort(TunnelType t) {
   return t == TunnelType::kGeneve ? hdr::kGenevePort : hdr::kVxlanPort;
 }
 
-// OVS netdev_tnl_get_src_port: a flow hash scaled into the port range, so one
-// flow keeps one source port (and one ECMP path / RSS queue).
-uint16_t SourcePort(const Packet& p) {
-  uint32_t h = 2166136261u;
-  auto mix = [&](const uint8_t* b, size_t n) {
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 16777619u;
-  };
-  // Headers only: the IP header (40 bytes at most read) and the L4 ports.
-  if (p.l3_ofs != kNoOffset) {
-    const uint8_t* ip = p.Linear(p.l3_ofs + hdr::kIpv6Len) + p.l3_ofs;
-    if ((ip[0] >> 4) == 4 && p.SizeFrom(p.l3_ofs) >= hdr::kIpv4MinLen) mix(ip + 9, 11);
-    if ((ip[0] >> 4) == 6 && p.SizeFrom(p.l3_ofs) >= hdr::kIpv6Len) mix(ip + 6, 34);
+// netdev_tnl_get_src_port: the packet's hash scaled into the port range, so
+// one flow keeps one source port (and one ECMP path / RSS queue). A packet the
+// datapath gave no hash (the simple-match path) gets flow_hash_5tuple() of its
+// current headers, kept for its later pushes (openvswitch/ovs d6a632a9b
+// lib/netdev-native-tnl.c:71-90).
+uint16_t SourcePort(Packet& p) {
+  if (!p.md.has_hash) {
+    Packet copy = p;  // parsing moves the offsets the push relies on
+    p.md.hash = Hash5Tuple(Parse(copy));
+    p.md.has_hash = true;
   }
-  if (p.l4_ofs != kNoOffset && p.SizeFrom(p.l4_ofs) >= 4)
-    mix(p.Linear(p.l4_ofs + 4u) + p.l4_ofs, 4);
-  constexpr uint32_t kMin = 32768, kMax = 61000;
-  return static_cast<uint16_t>(kMin + (uint64_t{h} * (kMax - kMin) >> 32));
+  return TunnelSourcePortFromHash(p.md.hash);
 }
 
 size_t TunnelHeaderLen(const TunnelConfig& c) {

@@ -56,6 +56,7 @@ struct PacketMetadata {
   uint16_t ct_zone = 0;
   uint32_t ct_mark = 0;
   uint32_t hash = 0;
+  bool has_hash = false;  // `hash` holds the packet's 5-tuple hash (ovs/rss_hash.h)
   uint32_t mark = 0;
   TunnelMetadata tunnel;
 };
@@ -163,6 +164,7 @@ class Packet {
   void ResetOffload() {
     offloads.Reset();
     md.hash = 0;
+    md.has_hash = false;
     md.mark = 0;
   }
 
