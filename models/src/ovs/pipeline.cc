@@ -347,6 +347,14 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
           events_.push_back("drop: " + why);
           return;
         }
+        if (p.md.tunnel.geneve_md_invalid) {
+          // Translation of the recirculated packet fails and the datapath
+          // drops it (openvswitch/ovs d6a632a9b ofproto/ofproto-dpif-xlate.c:
+          // 8467-8479 XLATE_INVALID_TUNNEL_METADATA; lib/odp-execute.c:94-95).
+          counters_.Inc("drop_action_invalid_tunnel_metadata");
+          events_.push_back("drop: invalid Geneve tunnel metadata (critical option, no TLV map)");
+          return;
+        }
         p.md.in_port = a.port;
         p.md.recirc_id++;
         Process(p, 0, true, depth + 1);
