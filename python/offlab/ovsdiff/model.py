@@ -8,7 +8,6 @@ from .result import COUNTERS, CaseResult, FrameResult
 from .spec import Case, Frame, SpecError
 from .underlay import Tunnel
 
-
 # The underlay's physical port sits in offlab's one bridge: a number no case
 # port uses and no flow of the case's bridge can name (OFPP_MAX is 0xff00).
 _UNDERLAY_OFPORT = 0xFEFF

@@ -109,11 +109,13 @@ class RealOvs:
             raise FlowRejected(f"OVS rejects the flows of '{case.name}': {msg}") from e
         return tails
 
-    def _dummy_port(self, bridge: str, name: str, ofport: int, tails: dict[str, _PcapTail]) -> list[str]:
+    def _dummy_port(
+        self, bridge: str, name: str, ofport: int, tails: dict[str, _PcapTail]
+    ) -> list[str]:
         pcap = os.path.join(self.sb.dir, f"c{self._n}-{name}.pcap")
         tails[name] = _PcapTail(pcap)
-        args = ["--", "add-port", bridge, name, "--", "set", "interface", name]
-        return args + ["type=dummy", f"ofport_request={ofport}", f"options:tx_pcap={pcap}"]
+        return ["--", "add-port", bridge, name, "--", "set", "interface", name,
+                "type=dummy", f"ofport_request={ofport}", f"options:tx_pcap={pcap}"]  # fmt: skip
 
     def _underlay_bridge(self, u: Underlay, tails: dict[str, _PcapTail]) -> list[str]:
         """The tunnel endpoint's bridge, as tests/tunnel-push-pop.at's br0:

@@ -135,7 +135,8 @@ def tunnel_from_dict(name: str, ofport: int, raw: Any, where: str) -> Tunnel:
     kind = str(raw["type"])
     if kind not in TUNNEL_TYPES:
         raise UnderlayError(
-            f"{where}: tunnel {name}: type '{kind}' is not modelled (one of {', '.join(TUNNEL_TYPES)})"
+            f"{where}: tunnel {name}: type '{kind}' is not modelled "
+            f"(one of {', '.join(TUNNEL_TYPES)})"
         )
     opts = raw.get("options") or {}
     if not isinstance(opts, dict) or "remote_ip" not in opts:
@@ -170,7 +171,7 @@ def check(underlay: Underlay | None, tunnels: list[Tunnel], where: str) -> None:
     for t in tunnels:
         assert underlay is not None
         if underlay.local_ip(t.ipv6) is None:
-            raise UnderlayError(f"{where}: tunnel {t.name}: the underlay has no address of its family")
+            raise UnderlayError(f"{where}: tunnel {t.name}: no underlay address of its family")
         if not underlay.routed(t.remote_ip):
             raise UnderlayError(f"{where}: tunnel {t.name}: no underlay route to {t.remote_ip}")
         if t.remote_ip not in underlay.neighbors:
@@ -178,7 +179,7 @@ def check(underlay: Underlay | None, tunnels: list[Tunnel], where: str) -> None:
         # After decapsulation OVS picks the port by remote address and key;
         # offlab's side by remote address alone.
         if (t.type, t.remote_ip) in seen:
-            raise UnderlayError(f"{where}: tunnel {t.name}: a second {t.type} port to {t.remote_ip}")
+            raise UnderlayError(f"{where}: tunnel {t.name}: another {t.type} port to {t.remote_ip}")
         seen.add((t.type, t.remote_ip))
 
 
