@@ -6,7 +6,7 @@ namespace offlab {
 
 namespace {
 
-// lib/hash.h's mhash functions (openvswitch/ovs d6a632a9b lib/hash.h:63-95),
+// lib/hash.h's mhash functions (openvswitch/ovs d6a632a9b lib/hash.h:63-91, 103-120),
 // the hash_add() of a build without SSE4.2 or ARM CRC32 instructions, such as
 // Debian's generic x86-64 packages.
 uint32_t Rot(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }

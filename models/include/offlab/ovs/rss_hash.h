@@ -13,10 +13,10 @@ namespace offlab {
 
 // miniflow_hash_5tuple(mf, 0) of the packet's key: the hash dfc_processing
 // stores on a packet that misses the caches (openvswitch/ovs d6a632a9b
-// lib/dpif-netdev.c:7037-7055, 7396-7399; lib/flow.c:2300-2345). For a key
+// lib/dpif-netdev.c:7037-7056, 7396-7399; lib/flow.c:2300-2340). For a key
 // miniflow_extract() built it equals flow_hash_5tuple(), which
 // netdev_tnl_get_src_port uses for a packet without a hash (lib/flow.c:
-// 2347-2385): the extracted miniflow holds every IPv6 address word, zero or not.
+// 2347-2384): the extracted miniflow holds every IPv6 address word, zero or not.
 uint32_t Hash5Tuple(const FlowKey& key);
 
 // The outer UDP source port for a packet with hash `hash`: the hash scaled
