@@ -6,7 +6,8 @@
 # installed package does not depend on build/ afterwards.
 find_package(Python 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
 
-set(OFFLAB_PREBUILT_CORE ${OFFLAB_PREBUILT_DIR}/python/offlab/_core.${Python_SOABI}${CMAKE_SHARED_MODULE_SUFFIX})
+set(OFFLAB_PREBUILT_CORE_NAME _core.${Python_SOABI}${CMAKE_SHARED_MODULE_SUFFIX})
+set(OFFLAB_PREBUILT_CORE ${OFFLAB_PREBUILT_DIR}/python/offlab/${OFFLAB_PREBUILT_CORE_NAME})
 if(NOT EXISTS ${OFFLAB_PREBUILT_CORE})
   message(FATAL_ERROR "OFFLAB_PREBUILT_DIR: ${OFFLAB_PREBUILT_CORE} is missing: build the tree "
                       "with -DOFFLAB_BUILD_PYTHON=ON for this Python (${Python_EXECUTABLE}) first")
@@ -27,3 +28,18 @@ if(NOT EXISTS ${OFFLAB_PREBUILT_DIR}/bin/offlab-sim)
 endif()
 install(PROGRAMS ${OFFLAB_PREBUILT_PROGRAMS} DESTINATION offlab/bin)
 include(${CMAKE_CURRENT_LIST_DIR}/wheel-data.cmake)
+
+# build/ is RelWithDebInfo: the copies are stripped as scikit-build-core strips
+# the targets it builds itself (install.strip, `cmake --install --strip`).
+if(CMAKE_STRIP)
+  set(OFFLAB_STRIPPED offlab/${OFFLAB_PREBUILT_CORE_NAME})
+  foreach(prog ${OFFLAB_PREBUILT_PROGRAMS})
+    get_filename_component(name ${prog} NAME)
+    list(APPEND OFFLAB_STRIPPED offlab/bin/${name})
+  endforeach()
+  foreach(file ${OFFLAB_STRIPPED})
+    install(CODE "if(CMAKE_INSTALL_DO_STRIP)
+  execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-unneeded \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${file}\")
+endif()")
+  endforeach()
+endif()
