@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Writes the built-in `offlab ovs-diff` cases (python/offlab/ovsdiff/cases/)
 from Open vSwitch's testsuite: tests/dpif-netdev.at at openvswitch/ovs
-d6a632a9b16e, the checksum and conntrack cases. Each case names the test and
-line it comes from; frames are composed with scapy field by field as `ovs-ofctl
-compose-packet --bare` composes the test's flow strings (64-byte payload 00..3f,
-TTL/hop limit 0), and the test's bad frames are made by the same byte edits.
+d6a632a9b16e, the checksum and conntrack cases; and the tunnel cases of
+scripts/ovs_diff_tunnel_cases.py (tests/tunnel-push-pop*.at, and a push/pop
+matrix). Each case names the test and line it comes from; frames are composed
+with scapy field by field as `ovs-ofctl compose-packet --bare` composes the
+test's flow strings (64-byte payload 00..3f, TTL/hop limit 0), and the test's
+bad frames are made by the same byte edits.
 
 Expected differences are added by hand after a run against the installed OVS
 (docs/ovs-diff.md): this script only writes the cases.
@@ -16,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import ovs_diff_tunnel_cases as tunnels
 import yaml
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
@@ -259,9 +262,16 @@ def main() -> None:
         + l4_csum("udp", True, 1343),
         "dpif-netdev-conntrack.yaml": conntrack(),
         "reserved-ports.yaml": reserved_ports(),
+        "tunnel-push-pop.yaml": tunnels.testsuite(),
+        "tunnel-matrix.yaml": tunnels.hand(),
+    }
+    origins = {
+        "reserved-ports.yaml": "by hand",
+        "tunnel-push-pop.yaml": f"from {tunnels.PUSH_POP}*.at",
+        "tunnel-matrix.yaml": "by hand",
     }
     for name, cases in files.items():
-        origin = "by hand" if name == "reserved-ports.yaml" else f"from {SRC}"
+        origin = origins.get(name, f"from {SRC}")
         head = f"# Written by scripts/make_ovs_diff_cases.py {origin}; see docs/ovs-diff.md.\n"
         text = yaml.dump({"cases": cases}, Dumper=_NoAliases, sort_keys=False, width=200)
         (OUT / name).write_text(head + text)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine for offlab: system packages, a Python virtual
 # environment (.venv) with the offlab package and its development tools, and
-# the C++ build (build/). Safe to run again: finished steps are skipped.
+# the C++ build (build/), which the package's C++ parts are taken from. Safe to
+# run again: finished steps are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -65,20 +66,35 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv || die "python3 -m venv failed (is python3-venv installed?)"
 fi
 
+# The C++ tree is compiled once, in build/: the C++ tests, the programs and the
+# Python module offlab._core (for the .venv's Python, with pybind11 from the
+# .venv). The package installed into .venv below takes its module and programs
+# from there (cmake/install-prebuilt.cmake) instead of compiling them again.
+if ! .venv/bin/python -c 'import pybind11' 2>/dev/null; then
+  say "installing pybind11 into .venv (for the C++ module)"
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null || die "pip upgrade failed"
+  .venv/bin/python -m pip install -q "pybind11>=2.12" || die "pip install of pybind11 failed"
+fi
+pybind11_dir=$(.venv/bin/python -m pybind11 --cmakedir) || die "pybind11 has no CMake directory"
+
+say "building the C++ tree in build/"
+cmake -S . -B build -G Ninja -DOFFLAB_WERROR=ON -DOFFLAB_HARDEN=ON -DOFFLAB_BUILD_PYTHON=ON \
+  -DPython_EXECUTABLE="$PWD/.venv/bin/python" -Dpybind11_DIR="$pybind11_dir" >/dev/null \
+  || die "cmake configure failed"
+cmake --build build >/dev/null || die "C++ build failed (run: cmake --build build)"
+
 # Reinstall the package only when its sources changed since the last install.
 stamp=.venv/.offlab-installed
-digest=$(git ls-files -s -- pyproject.toml CMakeLists.txt models python sim verify 2>/dev/null | sha256sum | cut -d' ' -f1)
-if [ -z "$(git status --porcelain -- pyproject.toml CMakeLists.txt models python sim verify 2>/dev/null)" ] \
+digest=$(git ls-files -s -- pyproject.toml CMakeLists.txt cmake models python sim verify hw-replay 2>/dev/null | sha256sum | cut -d' ' -f1)
+if [ -z "$(git status --porcelain -- pyproject.toml CMakeLists.txt cmake models python sim verify hw-replay 2>/dev/null)" ] \
    && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
   say "offlab package up to date"
 else
-  say "installing the offlab package into .venv (builds the C++ core)"
+  say "installing the offlab package into .venv (its C++ parts from build/)"
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null || die "pip upgrade failed"
-  .venv/bin/python -m pip install -q ".[dev]" || die "pip install of offlab failed"
+  .venv/bin/python -m pip install -q \
+    --config-settings=cmake.define.OFFLAB_PREBUILT_DIR="$PWD/build" ".[dev]" \
+    || die "pip install of offlab failed"
   echo "$digest" > "$stamp"
 fi
-
-say "building the C++ tree in build/"
-cmake -S . -B build -G Ninja -DOFFLAB_WERROR=ON -DOFFLAB_HARDEN=ON >/dev/null || die "cmake configure failed"
-cmake --build build >/dev/null || die "C++ build failed (run: cmake --build build)"
 say "done"

@@ -435,13 +435,13 @@ TEST(TsoPolicy, Rule2NoTunnelTsoSegmentsTheWholeBatch) {
   PacketBatch out = NetdevSend({tunnelled, plain}, cap::kTcpTso, &c);
   ASSERT_EQ(out.size(), 8u);
   EXPECT_EQ(c.Get("dp_packet_gso"), 2u);
-  // scapy: oeth/IP(src="1.1.2.88",dst="1.1.2.92",ttl=64,id=k,flags="DF")/
+  // scapy: oeth/IP(src="1.1.2.88",dst="1.1.2.92",ttl=64,id=k,flags="DF",tos=1)/
   //   UDP(sport=57363,dport=4789,chksum=0)/VXLAN(vni=123,flags=0x08)/Raw(R7 seg k)
-  const char* ip[] = {"000040004011 31ea", "000140004011 31e9", "000240004011 31e8",
-                      "000340004011 31e7"};
+  const char* ip[] = {"000040004011 31e9", "000140004011 31e8", "000240004011 31e7",
+                      "000340004011 31e6"};
   for (int k = 0; k < 4; k++) {
     SCOPED_TRACE(k);
-    EXPECT_EQ(Hex(out[k]), H(std::string("aa66aa660001aa66aa6600000800 4500024e") + ip[k] +
+    EXPECT_EQ(Hex(out[k]), H(std::string("aa66aa660001aa66aa6600000800 4501024e") + ip[k] +
                              "010102580101025c e01312b5023a0000 0800000000007b00") +
                                testing::R7Segment(k));
     EXPECT_EQ(Hex(out[4 + k]), testing::R7Segment(k));

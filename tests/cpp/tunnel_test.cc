@@ -195,21 +195,21 @@ TEST(TunnelPush, TunnelledTsoInBatchSegmentsTheWholeBatch) {
   PacketBatch out = NetdevSend(b, 0);
   ASSERT_EQ(out.size(), 8u);
   // scapy, for k = 0..3 (ids k in the middle layer, 0 in the outer one):
-  //   t1 = oeth/IP(src="1.1.2.88",dst="1.1.2.92",ttl=64,id=k,flags="DF")/
+  //   t1 = oeth/IP(src="1.1.2.88",dst="1.1.2.92",ttl=64,id=k,flags="DF",tos=1)/
   //        UDP(sport=57363,dport=4789,chksum=0)/VXLAN(vni=123,flags=0x08)/Raw(R7 seg k)
-  //   oeth/IP(...,id=0,flags="DF")/UDP(sport=57363,dport=6081,chksum=0)/
+  //   oeth/IP(...,id=0,flags="DF",tos=1)/UDP(sport=57363,dport=6081,chksum=0)/
   //        GENEVE(vni=123,proto=0x6558)/Raw(t1 or R7 seg k)
-  const char* t1_ip[] = {"000040004011 31ea", "000140004011 31e9", "000240004011 31e8",
-                         "000340004011 31e7"};
+  const char* t1_ip[] = {"000040004011 31e9", "000140004011 31e8", "000240004011 31e7",
+                         "000340004011 31e6"};
   const std::string t2_of_t1 =
-      H("aa66aa660001aa66aa6600000800 4500028000004000401131b8 010102580101025c"
+      H("aa66aa660001aa66aa6600000800 4501028000004000401131b7 010102580101025c"
         "e01317c1026c0000 0000655800007b00");
   const std::string t2_plain =
-      H("aa66aa660001aa66aa6600000800 4500024e00004000401131ea010102580101025c"
+      H("aa66aa660001aa66aa6600000800 4501024e00004000401131e9010102580101025c"
         "e01317c1023a0000 0000655800007b00");
   for (int k = 0; k < 4; k++) {
     SCOPED_TRACE(k);
-    const std::string t1 = H(std::string("aa66aa660001aa66aa6600000800 4500024e") + t1_ip[k] +
+    const std::string t1 = H(std::string("aa66aa660001aa66aa6600000800 4501024e") + t1_ip[k] +
                              "010102580101025c e01312b5023a0000 0800000000007b00");
     EXPECT_EQ(Hex(out[k]), t2_of_t1 + t1 + testing::R7Segment(k));
     EXPECT_EQ(Hex(out[4 + k]), t2_plain + testing::R7Segment(k));

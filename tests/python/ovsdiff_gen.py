@@ -1,8 +1,11 @@
 """Hypothesis strategies for `offlab ovs-diff` cases: a bridge of dummy ports, a
 flow table drawn from the actions offlab supports (field rewrites, dec_ttl,
 outputs by name, number and `output:`, resubmit, ct with and without
-commit/nat/table, NORMAL) and frames (TCP/UDP/ICMP over IPv4/IPv6, good and bad
-checksums, IPv4 options, small and odd sizes). Frames are built with scapy.
+commit/nat/table, NORMAL, output to a VXLAN, Geneve or GRE tunnel port over an
+IPv4 or IPv6 underlay with the outer checksum on, off or by default) and frames
+(TCP/UDP/ICMP over IPv4/IPv6, good and bad checksums, IPv4 options, small and odd
+sizes; tunnel frames to decapsulate, with good or bad outer checksums). Frames
+are built with scapy.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
+from scapy.contrib.geneve import GENEVE
 from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_RR
 from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6
-from scapy.layers.l2 import Ether
+from scapy.layers.l2 import GRE, Ether
+from scapy.layers.vxlan import VXLAN
 
 from offlab.ovsdiff.spec import Case, case_from_dict
 
@@ -92,6 +97,62 @@ def _output(draw: st.DrawFn, in_port: str) -> str:
     return {"name": port, "number": str(number), "output": f"output:{port}"}[form]
 
 
+# The underlay of tests/tunnel-push-pop.at: the bridge's MAC and addresses, and
+# the remote end's address and MAC.
+BR_MAC, PEER_MAC = "aa:55:aa:55:00:00", "f8:bc:12:44:34:b6"
+LOCAL = {False: "1.1.2.88", True: "2001:cafe::88"}
+REMOTE = {False: "1.1.2.92", True: "2001:cafe::92"}
+
+
+def _tunnel(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A tunnel port t1 (ofport 4) and the underlay it needs."""
+    v6 = draw(st.booleans())
+    kind = draw(st.sampled_from(("vxlan", "geneve", "gre")))
+    opts: dict[str, Any] = {"remote_ip": REMOTE[v6]}
+    if draw(st.booleans()):
+        opts["key"] = draw(st.integers(0, 0xFFFFFF))
+    # Not csum=false for a UDP tunnel over IPv6: OVS before 3.4.0 ignores it
+    # (d7e77143f; a built-in case covers it as an expected difference).
+    csum = draw(st.sampled_from((None, True) if v6 and kind != "gre" else (None, True, False)))
+    if csum is not None:
+        opts["csum"] = csum
+    underlay = {
+        "hwaddr": BR_MAC,
+        "addresses": [f"{LOCAL[False]}/24", f"{LOCAL[True]}/64"],
+        "routes": [f"{REMOTE[v6]}/{64 if v6 else 24}"],
+        "neighbors": {REMOTE[v6]: PEER_MAC},
+    }
+    return {"type": kind, "ofport": 4, "options": opts}, underlay
+
+
+def _encapsulated(draw: st.DrawFn, tunnel: dict[str, Any], inner: bytes) -> bytes:
+    """`inner` as the remote end sends it through the tunnel: its key, the
+    outer checksum on or off, perhaps a bad outer checksum. (Not another key:
+    offlab's side picks the tunnel port by remote address alone.)"""
+    v6 = ":" in tunnel["options"]["remote_ip"]
+    key = tunnel["options"].get("key", 0)
+    ip_id = draw(st.integers(0, 0xFFFF))
+    l3: Any = (IPv6(src=REMOTE[v6], dst=LOCAL[v6], hlim=64) if v6
+               else IP(src=REMOTE[v6], dst=LOCAL[v6], flags="DF", id=ip_id))  # fmt: skip
+    csum = draw(st.booleans())
+    if tunnel["type"] == "gre":
+        tun: Any = GRE(key_present=int("key" in tunnel["options"]), key=key, proto=0x6558,
+                       chksum_present=int(csum))  # fmt: skip
+    else:
+        hdr = VXLAN(vni=key) if tunnel["type"] == "vxlan" else GENEVE(vni=key, proto=0x6558)
+        dport = 4789 if tunnel["type"] == "vxlan" else 6081
+        tun = UDP(sport=draw(st.integers(1, 65535)), dport=dport) / hdr
+        if not csum:
+            tun[UDP].chksum = 0
+    raw = bytearray(bytes(Ether(src=PEER_MAC, dst=BR_MAC) / l3 / tun / inner))
+    damage = draw(st.sampled_from(("", "", "ip", "l4")))
+    if damage == "ip" and not v6:
+        raw[14 + 11] ^= 1
+    elif damage == "l4" and csum:
+        raw[14 + (40 if v6 else 20) + (4 if tunnel["type"] == "gre" else 6) + 1] ^= 1
+    return bytes(raw)
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> Case:
     l3, l4, frame = draw(frames())
@@ -102,7 +163,9 @@ def cases(draw: st.DrawFn) -> Case:
     rw_l4 = l4 if match == proto else "none"
     acts: list[str] = [_rewrite(draw, l3, rw_l4) for _ in range(draw(st.integers(0, 3)))]
     flows = []
-    shape = draw(st.sampled_from(("plain", "resubmit", "ct", "ct_table", "normal")))
+    shape = draw(st.sampled_from(("plain", "resubmit", "ct", "ct_table", "normal", "tunnel")))
+    tunnel: dict[str, Any] | None = None
+    underlay: dict[str, Any] = {}
     if shape == "resubmit":
         acts.append("resubmit(,1)")
         tail = [_rewrite(draw, l3, rw_l4) for _ in range(draw(st.integers(0, 2)))]
@@ -127,6 +190,12 @@ def cases(draw: st.DrawFn) -> Case:
         acts.append(_output(draw, "p1"))
     elif shape == "normal":
         acts.append("NORMAL")
+    elif shape == "tunnel":
+        tunnel, underlay = _tunnel(draw)
+        acts.append(draw(st.sampled_from(("t1", "4", "output:t1"))))
+        if draw(st.booleans()):
+            acts.append(_output(draw, "p1"))
+        flows.append(f"in_port=t1,actions={_output(draw, 'p1')}")
     else:
         acts.extend(_output(draw, "p1") for _ in range(draw(st.integers(1, 2))))
     flows.insert(0, f"in_port=p1,{match},actions={','.join(acts)}")
@@ -137,11 +206,16 @@ def cases(draw: st.DrawFn) -> Case:
     for _ in range(n_frames - 1):
         _, _, more = draw(frames())
         frame_list.append({"port": draw(st.sampled_from(PORTS)), "hex": more.hex()})
-    raw = {
+    raw: dict[str, Any] = {
         "name": f"generated: {flows[0]}",
         "source": "tests/python/ovsdiff_gen.py",
         "ports": {p: {"ofport": i + 1} for i, p in enumerate(PORTS)},
         "flows": flows,
         "frames": frame_list,
     }
+    if tunnel is not None:
+        raw["tunnels"], raw["underlay"] = {"t1": tunnel}, underlay
+        if draw(st.booleans()):
+            _, _, inner = draw(frames())
+            frame_list.append({"port": "p0", "hex": _encapsulated(draw, tunnel, inner).hex()})
     return case_from_dict(raw, "generated")

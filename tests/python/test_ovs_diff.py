@@ -62,11 +62,15 @@ def ovs():
 
 def test_testsuite_cases_have_no_unexplained_difference(ovs):
     verdicts = diff_cases(builtin_cases(), ovs)
-    assert len(verdicts) >= 20
+    assert len(verdicts) >= 60
     bad = [v for v in verdicts if v.unexplained]
     assert not bad, table(bad)
     # Expected differences are run, not skipped: each one shows its difference.
     assert any(v.status == "expected difference" for v in verdicts)
+    # The tunnel cases ran with their underlay, and frames left by it.
+    tunnels = [v for v in verdicts if v.case.tunnels]
+    assert len(tunnels) >= 32
+    assert sum(v.status == "agree" for v in tunnels) >= 30
 
 
 @settings(
@@ -141,6 +145,49 @@ GOOD_TCP = (
          flows: ["actions=p2"]
          frames: [{{port: p1, hex: "{GOOD_TCP}"}}]
          """, "ofport 2 already in use"),
+        (f"""
+         ports: {{p1: {{}}}}
+         tunnels: {{t1: {{type: vxlan, options: {{remote_ip: 1.1.2.92}}}}}}
+         flows: ["actions=t1"]
+         frames: [{{port: p1, hex: "{GOOD_TCP}"}}]
+         """, "tunnel ports need an 'underlay'"),
+        (f"""
+         ports: {{p1: {{}}}}
+         underlay: {{addresses: [1.1.2.88/24], routes: [1.1.2.92/24],
+                    neighbors: {{1.1.2.92: "f8:bc:12:44:34:b6"}}}}
+         tunnels: {{t1: {{type: vxlan, options: {{remote_ip: 1.1.2.92, tos: inherit}}}}}}
+         flows: ["actions=t1"]
+         frames: [{{port: p1, hex: "{GOOD_TCP}"}}]
+         """, "option 'tos' is not modelled"),
+        (f"""
+         ports: {{p1: {{}}}}
+         underlay: {{addresses: [1.1.2.88/24], routes: [1.1.2.92/24]}}
+         tunnels: {{t1: {{type: geneve, options: {{remote_ip: 1.1.2.92}}}}}}
+         flows: ["actions=t1"]
+         frames: [{{port: p1, hex: "{GOOD_TCP}"}}]
+         """, "no neighbor entry for 1.1.2.92"),
+        (f"""
+         ports: {{p1: {{}}}}
+         underlay: {{addresses: [1.1.2.88/24], routes: [1.1.2.92/24],
+                    neighbors: {{1.1.2.92: "f8:bc:12:44:34:b6"}}}}
+         tunnels: {{t1: {{type: gre, options: {{remote_ip: 1.1.2.92}}}}}}
+         flows: ["actions=t1,NORMAL"]
+         frames: [{{port: p1, hex: "{GOOD_TCP}"}}]
+         """, "NORMAL, FLOOD and ALL are not modelled with an underlay"),
+        (f"""
+         ports: {{p1: {{}}}}
+         underlay: {{addresses: [1.1.2.88/24], routes: [1.1.2.92/24],
+                    neighbors: {{1.1.2.92: "f8:bc:12:44:34:b6"}}}}
+         tunnels: {{t1: {{type: vxlan, options: {{remote_ip: 1.1.2.92}}}}}}
+         flows: ["in_port=t1,actions=p1"]
+         frames: [{{port: p0, hex: "{GOOD_TCP}"}}]
+         """, "must be addressed to the underlay bridge"),
+        (f"""
+         ports: {{p1: {{}}}}
+         underlay: {{port: br-ul, addresses: [1.1.2.88/24]}}
+         flows: ["actions=p1"]
+         frames: [{{port: p1, hex: "{GOOD_TCP}"}}]
+         """, "clashes with the harness's bridge"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, body, message):
@@ -183,6 +230,27 @@ def test_cli_reports_and_cleans_up(tmp_path):
     assert out["cases"][0]["status"] == "agree"
     assert out["unexplained"] == 0
     assert _ours() <= before
+
+
+def test_underlay_state_does_not_outlive_its_case(ovs):
+    """Routes and neighbour entries are global in ovs-vswitchd: a case without
+    them must not find the last case's (the push would otherwise succeed)."""
+    from offlab.ovsdiff.spec import case_from_dict
+
+    tunnel = {"t1": {"type": "vxlan", "ofport": 2, "options": {"remote_ip": "1.1.2.92"}}}
+    ul = {"addresses": ["1.1.2.88/24"], "routes": ["1.1.2.92/24"],
+          "neighbors": {"1.1.2.92": "f8:bc:12:44:34:b6"}}  # fmt: skip
+    first = case_from_dict({"ports": {"p1": {}}, "underlay": ul, "tunnels": tunnel,
+                            "flows": ["actions=t1"], "frames": [{"port": "p1", "hex": GOOD_TCP}]},
+                           "first")  # fmt: skip
+    sent = ovs.run(first).frames[0].sent
+    assert len(sent["p0"]) == 1, sent
+    assert ovs.sb.appctl("tnl/neigh/show").count("1.1.2.92") == 1
+    plain = case_from_dict({"ports": {"p1": {}, "p2": {}}, "flows": ["actions=p2"],
+                            "frames": [{"port": "p1", "hex": GOOD_TCP}]}, "plain")  # fmt: skip
+    ovs.run(plain)
+    assert "1.1.2.92" not in ovs.sb.appctl("tnl/neigh/show")
+    assert "1.1.2.0/24" not in ovs.sb.appctl("ovs/route/show")
 
 
 def test_sandbox_is_removed_on_failure():

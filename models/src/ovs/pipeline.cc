@@ -13,6 +13,7 @@
 #include "offlab/ovs/faults.h"
 #include "offlab/ovs/parse.h"
 #include "offlab/ovs/rewrite.h"
+#include "offlab/ovs/rss_hash.h"
 #include "offlab/ovs/send_prepare.h"
 
 namespace offlab {
@@ -264,6 +265,13 @@ void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
     return Parse(copy);
   }();
   if (reparse && simple) counters_.Inc("simple_match_hit");
+  // A packet that misses the caches gets its hash now, unless it has one
+  // (recirculated); the simple-match path computes none (openvswitch/ovs
+  // d6a632a9b lib/dpif-netdev.c:7379-7399 dfc_processing).
+  if (reparse && !simple && !p.md.has_hash) {
+    p.md.hash = Hash5Tuple(key);
+    p.md.has_hash = true;
+  }
   if (reparse && !key.error.empty()) CountMiniflowLengthError(key, &counters_, &events_);
   const Rule* hit = nullptr;
   for (const Rule& r : rules_) {
@@ -337,6 +345,14 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
         std::string why;
         if (!PopHeader(p, &counters_, &why)) {
           events_.push_back("drop: " + why);
+          return;
+        }
+        if (p.md.tunnel.geneve_md_invalid) {
+          // Translation of the recirculated packet fails and the datapath
+          // drops it (openvswitch/ovs d6a632a9b ofproto/ofproto-dpif-xlate.c:
+          // 8467-8479 XLATE_INVALID_TUNNEL_METADATA; lib/odp-execute.c:94-95).
+          counters_.Inc("drop_action_invalid_tunnel_metadata");
+          events_.push_back("drop: invalid Geneve tunnel metadata (critical option, no TLV map)");
           return;
         }
         p.md.in_port = a.port;

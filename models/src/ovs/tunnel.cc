@@ -10,6 +10,7 @@
 #include "offlab/ovs/complete.h"
 #include "offlab/ovs/faults.h"
 #include "offlab/ovs/gso.h"
+#include "offlab/ovs/rss_hash.h"
 #include "offlab/ovs/send_prepare.h"
 
 namespace offlab {
@@ -20,23 +21,18 @@ uint16_t DefaultPort(TunnelType t) {
   return t == TunnelType::kGeneve ? hdr::kGenevePort : hdr::kVxlanPort;
 }
 
-// OVS netdev_tnl_get_src_port: a flow hash scaled into the port range, so one
-// flow keeps one source port (and one ECMP path / RSS queue).
-uint16_t SourcePort(const Packet& p) {
-  uint32_t h = 2166136261u;
-  auto mix = [&](const uint8_t* b, size_t n) {
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 16777619u;
-  };
-  // Headers only: the IP header (40 bytes at most read) and the L4 ports.
-  if (p.l3_ofs != kNoOffset) {
-    const uint8_t* ip = p.Linear(p.l3_ofs + hdr::kIpv6Len) + p.l3_ofs;
-    if ((ip[0] >> 4) == 4 && p.SizeFrom(p.l3_ofs) >= hdr::kIpv4MinLen) mix(ip + 9, 11);
-    if ((ip[0] >> 4) == 6 && p.SizeFrom(p.l3_ofs) >= hdr::kIpv6Len) mix(ip + 6, 34);
+// netdev_tnl_get_src_port: the packet's hash scaled into the port range, so
+// one flow keeps one source port (and one ECMP path / RSS queue). A packet the
+// datapath gave no hash (the simple-match path) gets flow_hash_5tuple() of its
+// current headers, kept for its later pushes (openvswitch/ovs d6a632a9b
+// lib/netdev-native-tnl.c:71-90).
+uint16_t SourcePort(Packet& p) {
+  if (!p.md.has_hash) {
+    Packet copy = p;  // parsing moves the offsets the push relies on
+    p.md.hash = Hash5Tuple(Parse(copy));
+    p.md.has_hash = true;
   }
-  if (p.l4_ofs != kNoOffset && p.SizeFrom(p.l4_ofs) >= 4)
-    mix(p.Linear(p.l4_ofs + 4u) + p.l4_ofs, 4);
-  constexpr uint32_t kMin = 32768, kMax = 61000;
-  return static_cast<uint16_t>(kMin + (uint64_t{h} * (kMax - kMin) >> 32));
+  return TunnelSourcePortFromHash(p.md.hash);
 }
 
 size_t TunnelHeaderLen(const TunnelConfig& c) {
@@ -100,12 +96,32 @@ void WriteOuterHeader(Packet& p, const OuterHeader& o) {
   }
 }
 
+// lib/packets.h IP_ECN_MASK, IP_ECN_CE, IP_ECN_ECT_0.
+constexpr uint8_t kEcnMask = 0x03, kEcnCe = 0x03, kEcnEct0 = 0x02;
+
+// The outer TOS: the port's, plus the inner IP header's ECN bits, CE sent as
+// ECT(0) (openvswitch/ovs d6a632a9b ofproto/tunnel.c:455-464, tnl_wc_init:
+// "ECN fields are always inherited").
+uint8_t OuterTos(const Packet& p, const TunnelConfig& c) {
+  if (p.l3_ofs == kNoOffset || p.SizeFrom(p.l3_ofs) < 2) return c.tos;
+  const uint8_t* ip = p.Linear(p.l3_ofs + 2u) + p.l3_ofs;
+  uint8_t tc = 0;
+  if ((ip[0] >> 4) == 4) {
+    tc = ip[1];
+  } else if ((ip[0] >> 4) == 6) {
+    tc = static_cast<uint8_t>((ip[0] & 0x0f) << 4 | ip[1] >> 4);
+  }
+  const uint8_t ecn = tc & kEcnMask;
+  return static_cast<uint8_t>(c.tos | (ecn == kEcnCe ? kEcnEct0 : ecn));
+}
+
 void PushOne(Packet& p, const TunnelConfig& c, uint32_t gre_seq) {
   const size_t ip_len = c.ipv6 ? hdr::kIpv6Len : hdr::kIpv4MinLen;
   const size_t tnl_len = TunnelHeaderLen(c);
   const size_t hl = hdr::kEthLen + ip_len + tnl_len;
   const uint16_t src_port = c.udp_src ? c.udp_src : SourcePort(p);
   const bool was_l3 = p.l3_ofs != kNoOffset;
+  const uint8_t tos = OuterTos(p, c);
 
   // tnl_ol_push: the old outer statuses and proto become the inner ones.
   p.offloads.ShiftForEncap();
@@ -119,8 +135,8 @@ void PushOne(Packet& p, const TunnelConfig& c, uint32_t gre_seq) {
   p.inner_l4_ofs = old_l4 != kNoOffset ? static_cast<uint16_t>(old_l4 + hl) : kNoOffset;
   const uint8_t nw_proto = c.type == TunnelType::kGre ? hdr::kProtoGre : hdr::kProtoUdp;
   // The shift left the outer IP status unknown: IPv6 keeps it that way.
-  WriteOuterHeader(
-      p, {c.eth_src, c.eth_dst, c.ipv6, c.ip_src, c.ip_dst, c.ttl, c.tos, c.df, nw_proto});
+  WriteOuterHeader(p,
+                   {c.eth_src, c.eth_dst, c.ipv6, c.ip_src, c.ip_dst, c.ttl, tos, c.df, nw_proto});
   uint8_t* ip = h + hdr::kEthLen;
   uint8_t* t = ip + ip_len;
   if (c.type == TunnelType::kGre) {
@@ -425,6 +441,19 @@ bool PopHeader(Packet& p, Counters* counters, std::string* why) {
       if (GetBe16(th + 2) != hdr::kEthTypeTeb) return fail("decap: Geneve payload not Ethernet");
       md.key = GetBe32(th + 4) >> 8;
       hl = p.l4_ofs + hdr::kUdpLen + hdr::kGeneveBaseLen + opt;
+      // The options stay as they came; what translation will make of them is
+      // noted (openvswitch/ovs d6a632a9b lib/tun-metadata.c:633-675: an option
+      // without a TLV mapping whose type has the critical bit 0x80, or one
+      // longer than what is left, is EINVAL).
+      const uint8_t* o = p.Linear(hl) + hl - opt;
+      for (size_t at = 0; at < opt;) {
+        const size_t len = opt - at < 4 ? 0 : 4 + (o[at + 3] & 0x1f) * 4u;
+        if (len == 0 || len > opt - at || (o[at + 2] & 0x80)) {
+          md.geneve_md_invalid = true;
+          break;
+        }
+        at += len;
+      }
     }
   }
   if (p.size() - hl < hdr::kEthLen) return fail("decap: inner frame shorter than Ethernet");

@@ -76,11 +76,11 @@ def compare(case: Case, ovs: CaseResult, model: CaseResult, version: tuple[int, 
     for i, (o, m) in enumerate(zip(ovs.frames, model.frames, strict=True), 1):
         if o.dropped != m.dropped:
             diffs.append(Difference(i, "dropped", str(o.dropped), str(m.dropped)))
-        for p in case.ports:
-            of, mf = o.sent.get(p.name, []), m.sent.get(p.name, [])
+        for name in case.observed_ports():
+            of, mf = o.sent.get(name, []), m.sent.get(name, [])
             if of == mf:
                 continue
-            d = Difference(i, f"port {p.name}", _frames(of), _frames(mf))
+            d = Difference(i, f"port {name}", _frames(of), _frames(mf))
             for k, (a, b) in enumerate(zip(of, mf, strict=False)):
                 d.byte_diff += [f"frame {k + 1}: {line}" for line in byte_diff(a, b)]
             if len(of) != len(mf):

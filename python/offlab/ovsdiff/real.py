@@ -12,6 +12,7 @@ from pathlib import Path
 from .result import COUNTERS, CaseResult, FrameResult
 from .sandbox import OvsSandbox, OvsSandboxError
 from .spec import BRIDGE, Case, SpecError
+from .underlay import UNDERLAY_BRIDGE, Underlay
 
 
 class FlowRejected(SpecError):
@@ -53,6 +54,7 @@ class RealOvs:
         self.sb = sandbox
         self.counters = tuple(c for c in COUNTERS if sandbox.counter(c) is not None)
         self._n = 0
+        self._routes: list[str] = []  # routes the last case added (the table is global)
 
     @property
     def version(self) -> tuple[int, ...]:
@@ -65,25 +67,34 @@ class RealOvs:
         # datapath flows and recirculation ids), so a case starts afresh only
         # if it is gone first (vswitchd/bridge.c add_del_bridges()).
         self.sb.vsctl("--if-exists", "del-br", BRIDGE)
+        self.sb.vsctl("--if-exists", "del-br", UNDERLAY_BRIDGE)
+        self._clear_underlay_state()
         args = ["--", "add-br", BRIDGE, "--", "set", "bridge", BRIDGE]
         args += ["datapath_type=dummy", "fail-mode=secure"]
         tails: dict[str, _PcapTail] = {}
         for p in case.ports:
-            pcap = os.path.join(self.sb.dir, f"c{self._n}-{p.name}.pcap")
-            tails[p.name] = _PcapTail(pcap)
-            args += ["--", "add-port", BRIDGE, p.name, "--", "set", "interface", p.name]
-            args += ["type=dummy", f"ofport_request={p.ofport}", f"options:tx_pcap={pcap}"]
+            args += self._dummy_port(BRIDGE, p.name, p.ofport, tails)
             args += [f"options:{k}={v}" for k, v in sorted(p.options.items())]
+        for t in case.tunnels:
+            args += ["--", "add-port", BRIDGE, t.name, "--", "set", "interface", t.name]
+            args += [f"type={t.type}", f"ofport_request={t.ofport}"]
+            args += [f"options:{k}={v}" for k, v in t.ovs_options().items()]
+        if case.underlay:
+            args += self._underlay_bridge(case.underlay, tails)
         self.sb.vsctl(*args)
         listing = self.sb.vsctl(
             "--format=csv", "--no-headings", "--columns=name,ofport", "list", "interface"
         )
         given = dict(line.split(",", 1) for line in listing.split())
-        for p in case.ports:
+        for name, ofport in [(p.name, p.ofport) for p in case.ports] + [
+            (t.name, t.ofport) for t in case.tunnels
+        ]:
             # ofport_request is a request: OVS may have given another number.
-            got = given.get(p.name)
-            if got != str(p.ofport):
-                raise SpecError(f"port {p.name}: OVS gave ofport {got}, not {p.ofport}")
+            got = given.get(name)
+            if got != str(ofport):
+                raise SpecError(f"port {name}: OVS gave ofport {got}, not {ofport}")
+        if case.underlay:
+            self._underlay_state(case.underlay)
         self.sb.appctl("dpctl/flush-conntrack")
         self.sb.ofctl("del-flows", BRIDGE)
         try:
@@ -97,6 +108,40 @@ class RealOvs:
                     raise FlowRejected(f"OVS rejects flow '{flow}': {detail}") from e
             raise FlowRejected(f"OVS rejects the flows of '{case.name}': {msg}") from e
         return tails
+
+    def _dummy_port(
+        self, bridge: str, name: str, ofport: int, tails: dict[str, _PcapTail]
+    ) -> list[str]:
+        pcap = os.path.join(self.sb.dir, f"c{self._n}-{name}.pcap")
+        tails[name] = _PcapTail(pcap)
+        return ["--", "add-port", bridge, name, "--", "set", "interface", name,
+                "type=dummy", f"ofport_request={ofport}", f"options:tx_pcap={pcap}"]  # fmt: skip
+
+    def _underlay_bridge(self, u: Underlay, tails: dict[str, _PcapTail]) -> list[str]:
+        """The tunnel endpoint's bridge, as tests/tunnel-push-pop.at's br0:
+        its MAC is the outer source of what the tunnels send."""
+        args = ["--", "add-br", UNDERLAY_BRIDGE, "--", "set", "bridge", UNDERLAY_BRIDGE]
+        args += ["datapath_type=dummy", "fail-mode=secure", f"other-config:hwaddr={u.hwaddr}"]
+        return args + self._dummy_port(UNDERLAY_BRIDGE, u.port, 1, tails)
+
+    def _underlay_state(self, u: Underlay) -> None:
+        """Addresses first, then routes (the tunnel port map needs the
+        device's address), neighbour entries, and the bridge's NORMAL flow."""
+        for a in u.addresses:
+            self.sb.appctl("netdev-dummy/ip6addr" if ":" in a else "netdev-dummy/ip4addr",
+                           UNDERLAY_BRIDGE, a)  # fmt: skip
+        for r in u.routes:
+            self.sb.appctl("ovs/route/add", r, UNDERLAY_BRIDGE)
+            self._routes.append(r)
+        for ip, mac in u.neighbors.items():
+            self.sb.appctl("tnl/neigh/set", UNDERLAY_BRIDGE, ip, mac)
+        self.sb.ofctl("add-flow", UNDERLAY_BRIDGE, "actions=NORMAL")
+
+    def _clear_underlay_state(self) -> None:
+        """Routes and neighbour entries outlive the bridge they name."""
+        while self._routes:
+            self.sb.appctl("ovs/route/del", self._routes.pop())
+        self.sb.appctl("tnl/neigh/flush")
 
     def run(self, case: Case) -> CaseResult:
         tails = self._build(case)

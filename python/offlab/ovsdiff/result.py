@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # Checksum, tunnel and conntrack coverage counters offlab models, by OVS's
-# names (lib/conntrack.c, lib/netdev-native-tnl.c, lib/ipf.c, lib/dp-packet-gso.c
-# at openvswitch/ovs d6a632a9b16e). An OVS build without one of them (3.1 has
-# only conntrack_l3csum_err, conntrack_l4csum_err and ipf_l3csum_err) leaves it
-# out of the comparison.
+# names (lib/conntrack.c, lib/netdev-native-tnl.c, lib/ipf.c, lib/dp-packet-gso.c,
+# lib/dpif-netdev.c, lib/odp-execute.c at openvswitch/ovs d6a632a9b16e). An OVS
+# build without one of them (3.1 has conntrack_l3csum_err, conntrack_l4csum_err,
+# ipf_l3csum_err, datapath_drop_tunnel_pop_error and
+# drop_action_invalid_tunnel_metadata of them) leaves it out of the comparison.
 COUNTERS = (
     "conntrack_l3csum_checked",
     "conntrack_l3csum_err",
@@ -21,6 +22,8 @@ COUNTERS = (
     "native_tnl_l4csum_checked",
     "native_tnl_l4csum_err",
     "dp_packet_gso",
+    "datapath_drop_tunnel_pop_error",
+    "drop_action_invalid_tunnel_metadata",
 )
 
 

@@ -28,6 +28,8 @@ from typing import Any
 
 from .. import safeio
 from .._core import OfflabError
+from . import underlay as ul
+from .underlay import UNDERLAY_BRIDGE, Tunnel, Underlay, UnderlayError
 
 BRIDGE = "br0"  # the harness's bridge: no port may take its name
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$")  # IFNAMSIZ - 1
@@ -80,6 +82,13 @@ class Case:
     frames: list[Frame]
     source: str = ""
     expected: ExpectedDifference | None = None
+    tunnels: list[Tunnel] = field(default_factory=list)
+    underlay: Underlay | None = None
+
+    def observed_ports(self) -> list[str]:
+        """Every port whose frames are compared: the case's ports and the
+        underlay's physical port."""
+        return [p.name for p in self.ports] + ([self.underlay.port] if self.underlay else [])
 
     def port(self, name: str) -> Port:
         for p in self.ports:
@@ -119,6 +128,7 @@ def case_from_dict(raw: Any, where: str) -> Case:
     if not isinstance(raw, dict):
         raise SpecError(f"{where}: a case is a mapping")
     unknown = set(raw) - {"name", "source", "ports", "flows", "frames", "expected_difference"}
+    unknown -= {"tunnels", "underlay"}
     unknown.discard("notes")
     if unknown:
         raise SpecError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
@@ -128,19 +138,12 @@ def case_from_dict(raw: Any, where: str) -> Case:
     if not isinstance(raw_ports, dict) or not raw_ports:
         raise SpecError(f"{where}: 'ports' must map port names to settings")
     used: set[int] = set()
+    names: set[str] = set()
     for pname, settings in raw_ports.items():
         pname = str(pname)
         settings = settings or {}
-        if pname == BRIDGE:
-            raise SpecError(f"{where}: port name '{pname}' clashes with the harness's bridge")
-        if not _NAME.match(pname) or pname.isdigit():
-            raise SpecError(f"{where}: port name '{pname}' is not a valid interface name")
-        if pname.lower() in ("local", "normal", "flood", "all", "in_port", "controller", "none"):
-            raise SpecError(f"{where}: port name '{pname}' clashes with an OpenFlow port keyword")
-        ofport = int(settings.get("ofport", 0)) or next(n for n in range(1, 65280) if n not in used)
-        if ofport in used:
-            raise SpecError(f"{where}: port '{pname}': ofport {ofport} already in use")
-        used.add(ofport)
+        _check_name(pname, names, where)
+        ofport = _ofport(pname, settings, used, where)
         opts = {str(k): str(v).lower() if isinstance(v, bool) else str(v)
                 for k, v in (settings.get("options") or {}).items()}  # fmt: skip
         for k in opts:
@@ -153,10 +156,17 @@ def case_from_dict(raw: Any, where: str) -> Case:
     frames = [_frame(f, f"{where}: frame {i + 1}") for i, f in enumerate(raw.get("frames") or [])]
     if not frames:
         raise SpecError(f"{where}: no frames")
-    names = {p.name for p in ports}
+    tunnels, underlay = _tunnels(raw, names, used, flows, where)
+    receiving = {p.name for p in ports} | ({underlay.port} if underlay else set())
     for i, fr in enumerate(frames):
-        if fr.port not in names:
-            raise SpecError(f"{where}: frame {i + 1}: unknown port '{fr.port}'")
+        if fr.port not in receiving:
+            what = "a tunnel port receives nothing" if fr.port in names else "unknown port"
+            raise SpecError(f"{where}: frame {i + 1}: {what} '{fr.port}'")
+        if underlay and fr.port == underlay.port:
+            try:
+                ul.check_underlay_frame(underlay, fr.data, f"{where}: frame {i + 1}")
+            except UnderlayError as e:
+                raise SpecError(str(e)) from None
     expected = None
     if raw.get("expected_difference"):
         e = raw["expected_difference"]
@@ -168,7 +178,64 @@ def case_from_dict(raw: Any, where: str) -> Case:
         expected = ExpectedDifference(
             _version(str(e["before"]), where), str(e["commit"]), str(e["reason"]), nums
         )
-    return Case(name, ports, flows, frames, str(raw.get("source", "")), expected)
+    return Case(
+        name, ports, flows, frames, str(raw.get("source", "")), expected, tunnels, underlay
+    )
+
+
+def _check_name(name: str, names: set[str], where: str) -> None:
+    if name in (BRIDGE, UNDERLAY_BRIDGE):
+        raise SpecError(f"{where}: port name '{name}' clashes with the harness's bridge")
+    if not _NAME.match(name) or name.isdigit():
+        raise SpecError(f"{where}: port name '{name}' is not a valid interface name")
+    if name.lower() in ("local", "normal", "flood", "all", "in_port", "controller", "none"):
+        raise SpecError(f"{where}: port name '{name}' clashes with an OpenFlow port keyword")
+    if name in names:
+        raise SpecError(f"{where}: port name '{name}' used twice")
+    names.add(name)
+
+
+def _ofport(name: str, settings: dict[str, Any], used: set[int], where: str) -> int:
+    ofport = int(settings.get("ofport", 0)) or next(n for n in range(1, 65280) if n not in used)
+    if ofport in used:
+        raise SpecError(f"{where}: port '{name}': ofport {ofport} already in use")
+    used.add(ofport)
+    return ofport
+
+
+# Output actions that reach every port of offlab's one bridge, which holds the
+# underlay's physical port too (OVS's reach only the tunnel ports' bridge).
+_FLOODING = re.compile(r"(^|[,:=(])\s*(normal|flood|all)\s*($|[,)])", re.IGNORECASE)
+
+
+def _tunnels(
+    raw: dict[str, Any], names: set[str], used: set[int], flows: list[str], where: str
+) -> tuple[list[Tunnel], Underlay | None]:
+    """The case's tunnel ports and underlay, checked (underlay.py)."""
+    try:
+        underlay = ul.underlay_from_dict(raw["underlay"], where) if "underlay" in raw else None
+        tunnels: list[Tunnel] = []
+        raw_tunnels = raw.get("tunnels") or {}
+        if not isinstance(raw_tunnels, dict):
+            raise SpecError(f"{where}: 'tunnels' must map port names to settings")
+        for tname, settings in raw_tunnels.items():
+            _check_name(str(tname), names, where)
+            ofport = _ofport(str(tname), settings or {}, used, where)
+            tunnels.append(ul.tunnel_from_dict(str(tname), ofport, settings, where))
+        if underlay:
+            _check_name(underlay.port, names, where)
+        ul.check(underlay, tunnels, where)
+    except UnderlayError as e:
+        raise SpecError(str(e)) from None
+    if underlay:
+        for f in flows:
+            actions = f.split("actions=", 1)[-1]
+            if _FLOODING.search(actions):
+                raise SpecError(
+                    f"{where}: flow '{f}': NORMAL, FLOOD and ALL are not modelled with an "
+                    "underlay (offlab's one bridge holds the physical port too)"
+                )
+    return tunnels, underlay
 
 
 def load(path: str | Path) -> list[Case]:

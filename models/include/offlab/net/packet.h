@@ -34,6 +34,11 @@ struct TunnelMetadata {
   uint8_t tos = 0, ttl = 0;
   uint16_t tp_src = 0, tp_dst = 0;
   bool csum = false;  // outer UDP / GRE checksum was present
+  // Geneve options that translation refuses: one with the critical type bit,
+  // which offlab (without TLV mappings, `ovs-ofctl add-tlv-map`) cannot map,
+  // or one running past the options (lib/tun-metadata.c
+  // tun_metadata_from_geneve_udpif returns EINVAL).
+  bool geneve_md_invalid = false;
   bool operator==(const TunnelMetadata&) const = default;
 };
 
@@ -56,6 +61,7 @@ struct PacketMetadata {
   uint16_t ct_zone = 0;
   uint32_t ct_mark = 0;
   uint32_t hash = 0;
+  bool has_hash = false;  // `hash` holds the packet's 5-tuple hash (ovs/rss_hash.h)
   uint32_t mark = 0;
   TunnelMetadata tunnel;
 };
@@ -178,6 +184,7 @@ class Packet {
   void ResetOffload() {
     offloads.Reset();
     md.hash = 0;
+    md.has_hash = false;
     md.mark = 0;
   }
 
