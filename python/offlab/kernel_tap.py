@@ -29,11 +29,11 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 
 from . import _core
 from . import kernel_tap_predict as KP
 from . import trace as trace_format
+from .closing import Closing
 from .lab import topology as T
 from .lab.cases_gro import FLUSH_TIMEOUT_NS, burst
 from .lab.nsutil import Lab, run
@@ -63,7 +63,7 @@ def _ours(frame: bytes) -> bool:
     return len(frame) >= 12 and frame[6:12] not in OWN_MACS
 
 
-class KernelTapPort:
+class KernelTapPort(Closing):
     """The topology above; a context manager that removes it all on exit."""
 
     def __init__(self, tun_f: int) -> None:
@@ -106,16 +106,6 @@ class KernelTapPort:
     def close(self) -> None:
         self.lab.close()
 
-    def __enter__(self) -> KernelTapPort:
-        return self
-
-    def __exit__(
-        self,
-        et: type[BaseException] | None,
-        ev: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 @dataclass

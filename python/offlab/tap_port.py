@@ -22,8 +22,8 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 
+from .closing import Closing
 from .lab.nsutil import Lab, LabError, Netns
 from .lab.observe import ETH_P_ALL, PACKET_OUTGOING
 
@@ -49,7 +49,7 @@ def unavailable() -> str | None:
     return None
 
 
-class TapPort:
+class TapPort(Closing):
     """A namespace with TAP device `iface` for DPDK's TAP PMD; a context manager."""
 
     def __init__(self, iface: str = "oltap0", mtu: int | None = None, capture: bool = True) -> None:
@@ -132,16 +132,6 @@ class TapPort:
         finally:
             shutil.rmtree(DPDK_RUN_DIR / self.prefix, ignore_errors=True)
 
-    def __enter__(self) -> TapPort:
-        return self
-
-    def __exit__(
-        self,
-        et: type[BaseException] | None,
-        ev: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 __all__ = ["DPDK_RUN_DIR", "EAL_BASE", "TapPort", "unavailable"]

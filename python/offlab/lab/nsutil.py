@@ -21,7 +21,9 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
-from types import FrameType, TracebackType
+from types import FrameType
+
+from ..closing import Closing
 
 CLONE_NEWNET = 0x40000000
 PREFIX = "olab-"
@@ -152,7 +154,7 @@ def reap_stale() -> None:
             run(["ip", "netns", "del", owned_netns(name)], check=False)
 
 
-class Lab:
+class Lab(Closing):
     """Owns the namespaces, descriptors and temp files of one lab run (or case)."""
 
     def __init__(self) -> None:
@@ -219,16 +221,6 @@ class Lab:
         if errors:
             raise LabError("cleanup: " + "; ".join(errors))
 
-    def __enter__(self) -> Lab:
-        return self
-
-    def __exit__(
-        self,
-        et: type[BaseException] | None,
-        ev: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 @contextlib.contextmanager
