@@ -28,7 +28,16 @@ PYBIND11_MODULE(_core, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const offlab::Error& e) {
-      py::set_error(error, e.what());
+      // A message may quote input bytes that are not UTF-8 (a key of a
+      // profile, cut text): they arrive as \x escapes, where decoding them
+      // strictly would raise UnicodeDecodeError in place of the error.
+      const std::string_view msg = e.what();
+      py::object text = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+          msg.data(), static_cast<Py_ssize_t>(msg.size()), "backslashreplace"));
+      if (text)
+        PyErr_SetObject(error.ptr(), text.ptr());
+      else
+        py::set_error(error, "(error message could not be decoded)");
     }
   });
   offlab::BindCore(m);

@@ -124,6 +124,30 @@ def test_verify_profile_name_cannot_name_a_path(box: Path) -> None:
     assert tree(box.parent) == before
 
 
+@pytest.mark.parametrize("escape", ["\\N", "\\_"])
+@pytest.mark.parametrize("cmd", [["profiles"], ["verify", "--no-kernel", "--profile"]])
+@pytest.mark.parametrize("field", ["name", "description"])
+def test_profile_text_yaml_cpp_escapes_as_invalid_utf8(
+    box: Path, cmd: list[str], field: str, escape: str
+) -> None:
+    # YAML 1.2 (section 5.7) defines \N as U+0085 and \_ as U+00A0; yaml-cpp 0.7 writes them
+    # as the single bytes 0x85 and 0xa0, which are not UTF-8 and cannot become Python text.
+    prof = (REPO / "models" / "profiles" / "e810.yaml").read_text()
+    lines = [
+        f'{field}: "e810{escape}x"' if ln.startswith(f"{field}:") else ln
+        for ln in prof.splitlines()
+    ]
+    (box / "p.yaml").write_text("\n".join(lines) + "\n")
+    refused(offlab(box, *cmd, "p.yaml"), "not valid UTF-8")
+
+
+def test_profile_key_that_is_not_utf8_is_named_with_an_escape(box: Path) -> None:
+    # An unknown key's text is quoted in the error; its 0x85 byte arrives as an escape.
+    prof = (REPO / "models" / "profiles" / "e810.yaml").read_text()
+    (box / "p.yaml").write_text(prof + '"odd\\Nkey": 1\n')
+    refused(offlab(box, "profiles", "p.yaml"), "unknown key", "odd\\x85key")
+
+
 def test_sweep_base_outside_its_folder(box: Path) -> None:
     (box / "s.yaml").write_text("name: s\nbase: ../../etc/x.yaml\nvary: {nic: [connectx6dx]}\n")
     refused(offlab(box, "sweep", "s.yaml", "-q"), "'base'")

@@ -17,6 +17,7 @@
 #include "nic_profile_kernel.h"
 #include "offlab/net/error.h"
 #include "offlab/net/input_file.h"
+#include "offlab/net/utf8.h"
 #include "offlab/nic/caps.h"
 #include "yaml_documents.h"
 
@@ -187,6 +188,9 @@ void ProfileParser::CheckKeys(const YAML::Node& map, const std::string& where,
 
 std::string ProfileParser::String(const YAML::Node& n, const std::string& what) const {
   if (!n.IsScalar()) Fail(n, what + " must be a string, got " + KindOf(n));
+  // yaml-cpp 0.7 writes the escapes \N and \_ as the single bytes 0x85 and
+  // 0xa0 (src/exp.cpp Escape), which are not UTF-8.
+  if (!IsValidUtf8(n.Scalar())) Fail(n, what + " is not valid UTF-8 text");
   return n.Scalar();
 }
 

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "offlab/net/utf8.h"
+
 namespace offlab {
 
 const char* RxCsumName(KernelNicView::RxCsum r) {
@@ -122,6 +124,8 @@ class KernelParser {
 
   std::string String(const YAML::Node& n, const std::string& what) const {
     if (!n.IsScalar()) fail_(n, what + " must be a string");
+    if (!IsValidUtf8(n.Scalar()))
+      fail_(n, what + " is not valid UTF-8 text");  // see nic_profile.cc
     return n.Scalar();
   }
 
