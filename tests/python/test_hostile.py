@@ -137,15 +137,16 @@ def test_profile_text_yaml_cpp_escapes_as_invalid_utf8(
         f'{field}: "e810{escape}x"' if ln.startswith(f"{field}:") else ln
         for ln in prof.splitlines()
     ]
-    (box / "p.yaml").write_text("\n".join(lines) + "\n")
-    refused(offlab(box, *cmd, "p.yaml"), "not valid UTF-8")
+    # Named as the profile is, so only the text can be wrong.
+    (box / "e810.yaml").write_text("\n".join(lines) + "\n")
+    refused(offlab(box, *cmd, "e810.yaml"), "not valid UTF-8")
 
 
 def test_profile_key_that_is_not_utf8_is_named_with_an_escape(box: Path) -> None:
     # An unknown key's text is quoted in the error; its 0x85 byte arrives as an escape.
     prof = (REPO / "models" / "profiles" / "e810.yaml").read_text()
-    (box / "p.yaml").write_text(prof + '"odd\\Nkey": 1\n')
-    refused(offlab(box, "profiles", "p.yaml"), "unknown key", "odd\\x85key")
+    (box / "e810.yaml").write_text(prof + '"odd\\Nkey": 1\n')
+    refused(offlab(box, "profiles", "e810.yaml"), "unknown key", "odd\\x85key")
 
 
 def test_sweep_base_outside_its_folder(box: Path) -> None:
