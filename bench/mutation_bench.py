@@ -82,7 +82,7 @@ def prepare_tree(out: Path) -> Path:
         [
             "cmake", "-S", ".", "-B", "build", "-G", "Ninja",
             # No debug info: line numbers would make equal code differ.
-            "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG",
+            "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG",
             "-DOFFLAB_BUILD_PYTHON=ON", "-DOFFLAB_BUILD_SIM=OFF", "-DOFFLAB_BUILD_BENCH=OFF",
             "-DOFFLAB_BUILD_HW_REPLAY=OFF", f"-DPython_EXECUTABLE={sys.executable}",
             f"-Dpybind11_DIR={pybind}",
