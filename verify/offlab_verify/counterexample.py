@@ -44,11 +44,16 @@ def replay(
     """Runs the trace again on a concrete witness of its initial state
     (`profile`: the receiving NIC of `rx` and `gro` steps)."""
     first = trace[0][1]
-    w = ex.witnesses[first][0]
+    # A trace through a directed witness's own transition (op@corner) starts
+    # from that corner's witness, as the value it was solved for is the point.
+    tags = [op.split("@", 1)[1] for op, _ in trace[1:] if "@" in op]
+    ws = ex.witnesses[first]
+    w = next((x for x in ws if tags and x.corner == tags[0]), ws[0])
     pkt = w.packet.copy()
     steps = [Step("receive", w.origin, pkt.offloads.word, pkt.tso_segsz, first.describe())]
     state = first
-    for op, expected in trace[1:]:
+    for label, expected in trace[1:]:
+        op = label.split("@", 1)[0]
         if op == "send":
             assert nic is not None
             sent = Step(
@@ -123,7 +128,14 @@ def replay(
             break
         pkt, state = q, nxt
         steps.append(
-            Step(op, pkt.bytes(), pkt.offloads.word, pkt.tso_segsz, nxt.describe(), counters=counts)
+            Step(
+                label,
+                pkt.bytes(),
+                pkt.offloads.word,
+                pkt.tso_segsz,
+                nxt.describe(),
+                counters=counts,
+            )
         )
     return steps
 

@@ -2,8 +2,14 @@
 
 Every abstract state keeps several concrete witness packets (different
 payloads, lengths and checksum values). Each operation runs on every witness;
-if the abstract results disagree the abstraction is too coarse and extraction
-stops with TooCoarse rather than picking one.
+if the random witnesses' abstract results disagree the abstraction is too
+coarse and extraction stops with TooCoarse rather than picking one.
+
+Directed witnesses (corners.py) carry the corner they were solved for. One
+whose result differs from the random witnesses' adds a transition of its own,
+labelled ``op@corner``: the relation then holds both (it over-approximates
+the core, so a property proved over it holds for every witness), and a
+value-dependent bug shows as a path through such a label.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from .abstraction import (
     wire,
 )
 from .evolve import evolve
-from .witnesses import ST, WITNESSES_PER_STATE, Witness, _fold, _sum, initial_witnesses
+from .witnesses import ST, WITNESSES_PER_STATE, Witness, _fold, _sum, admits, initial_witnesses
 
 
 class TooCoarse(Exception):
@@ -53,6 +59,7 @@ class Extraction:
     trans: dict[tuple[State, str], State] = field(default_factory=dict)
     witnesses: dict[State, list[Witness]] = field(default_factory=dict)
     parent: dict[State, tuple[State | None, str]] = field(default_factory=dict)
+    ran: dict[State, int] = field(default_factory=dict)  # witnesses run through the operations
 
     def states(self) -> set[State]:
         out = set(self.init)
@@ -329,47 +336,77 @@ def extend(
     _explore(ex, queue, ops)
 
 
+def base_op(label: str) -> str:
+    """The operation of a transition label (``set_l3@corner`` -> ``set_l3``)."""
+    return label.split("@", 1)[0]
+
+
+def _premise(t: State) -> State:
+    if t.phase == DATAPATH and not premise_holds(t):
+        # Reported, not explored: the properties are proved under the premise.
+        return evolve(t, v_premise=1)
+    return t
+
+
 def _explore(ex: Extraction, queue: deque[State], ops: tuple[str, ...]) -> None:
+    """A state runs every operation on its witnesses when first taken from
+    the queue; a directed witness that reaches it later runs them then."""
     cfg = ex.config
     while queue:
         s = queue.popleft()
+        start = ex.ran.get(s)
+        ws = ex.witnesses[s]
+        batch = ws if start is None else [w for w in ws[start:] if w.corner]
+        ex.ran[s] = len(ws)
+        if not batch:
+            continue
         for op in ops:
             if not _enabled(op, s):
                 continue
-            results = []
-            outs = []
-            for w in ex.witnesses[s]:
-                q, t = apply(op, w.packet, s, cfg)
-                results.append(t)
-                outs.append((q, w))
-            t = agree(results, f"{op} from [{s.describe()}]")
-            if t.phase == DATAPATH and not premise_holds(t):
-                # Reported, not explored: the properties are proved under the premise.
-                t = evolve(t, v_premise=1)
-            ex.trans[(s, op)] = t
-            if t.phase != DATAPATH:
-                continue
-            known = ex.witnesses.setdefault(t, [])
-            fresh = not known
-            for q, w in outs:
-                if q is not None and len(known) < WITNESSES_PER_STATE:
-                    known.append(Witness(q, w.origin, (*w.ops, op)))
-            if fresh:
-                ex.parent[t] = (s, op)
-                queue.append(t)
+            runs = [(w, *apply(op, w.packet, s, cfg)) for w in batch]
+            if start is None:
+                plain = [t for w, _, t in runs if not w.corner] or [runs[0][2]]
+                ex.trans[(s, op)] = _premise(agree(plain, f"{op} from [{s.describe()}]"))
+            usual = ex.trans[(s, op)]
+            for w, q, t in runs:
+                t = _premise(t)
+                label = op if t == usual or not w.corner else f"{op}@{w.corner}"
+                ex.trans[(s, label)] = t
+                if t.phase != DATAPATH:
+                    continue
+                known = ex.witnesses.setdefault(t, [])
+                if t not in ex.parent:
+                    ex.parent[t] = (s, label)
+                    queue.append(t)
+                if q is not None and admits(known, w.corner):
+                    known.append(Witness(q, w.origin, (*w.ops, label), w.corner))
+                    if w.corner and t in ex.ran:
+                        queue.append(t)
 
 
-def extract_send(ex: Extraction, profile: offlab.NicProfile) -> dict[State, State]:
-    """The NIC-boundary transition of every reachable datapath state for one NIC."""
+def extract_send(
+    ex: Extraction,
+    profile: offlab.NicProfile,
+    corner_edges: dict[tuple[State, str], State] | None = None,
+) -> dict[State, State]:
+    """The NIC-boundary transition of every reachable datapath state for one
+    NIC, by its random witnesses; a directed witness that ends elsewhere adds
+    ``send@corner`` to `corner_edges` when given."""
     nic = offlab.NicTx.from_profile(profile)
     vnet = profile.driver in VNET_DRIVERS
     out: dict[State, State] = {}
     for s, ws in ex.witnesses.items():
         # Every packet is parsed before the datapath decides to output it.
-        if s.phase != DATAPATH or s.v_premise or not s.parsed:
+        if s.phase != DATAPATH or s.v_premise or not s.parsed or not ws:
             continue
-        out[s] = agree(
-            [send(w.packet, s, nic, vnet) for w in ws],
-            f"send[{profile.name}] from [{s.describe()}]",
-        )
+        randoms = [w for w in ws if not w.corner]
+        what = f"send[{profile.name}] from [{s.describe()}]"
+        out[s] = agree([send(w.packet, s, nic, vnet) for w in randoms or ws[:1]], what)
+        if corner_edges is None:
+            continue
+        for w in ws:
+            if w.corner:
+                t = send(w.packet, s, nic, vnet)
+                if t != out[s]:
+                    corner_edges[(s, f"send@{w.corner}")] = t
     return out

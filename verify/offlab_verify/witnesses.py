@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import offlab
 from offlab import Csum, Level
 
+from . import corners
 from .abstraction import BAD, GOOD, PARTIAL, UNKNOWN, State, abstract
 
 WITNESSES_PER_STATE = 4
@@ -29,6 +30,7 @@ class Witness:
     packet: offlab.Packet
     origin: bytes  # the frame as received
     ops: tuple[str, ...]  # operations applied since
+    corner: str = ""  # a directed witness: the corner (corners.py) its frame was solved for
 
 
 def _fold(s: int) -> int:
@@ -111,6 +113,7 @@ class WireFrame:
     segsz: int = 0  # a guest's TSO packet: never from the wire
     tunnel: str = ""  # vxlan, geneve or gre
     payload: int = 0  # bytes of TCP/UDP payload of the original packet
+    corner: str = ""  # a directed witness's corner (corners.py); "" for a random one
 
 
 def frames() -> Iterator[WireFrame]:
@@ -122,17 +125,29 @@ def frames() -> Iterator[WireFrame]:
     ):
         if tso and proto != 6:
             continue
-        for k, (payload, segsz) in enumerate(_variants(tso)):
-            f = _frame(proto, payload, src, dst, ident=k + 1)
+
+        def build(proto: int, payload: bytes, ident: int) -> bytearray:
+            return _frame(proto, payload, src, dst, ident)
+
+        random = [
+            ("", bytes(_frame(proto, payload, src, dst, ident=k + 1)), segsz)
+            for k, (payload, segsz) in enumerate(_variants(tso))
+        ]
+        for k, (corner, frame, segsz) in enumerate(
+            [*random, *corners.directed(proto, ip_ok, l4_ok, tso, build)]
+        ):
+            f = bytearray(frame)
+            sh = corners.shape(frame)
+            assert sh is not None
+            bad = _CORRUPT[k % len(_CORRUPT)]
             if not ip_ok:
-                f[24] ^= _CORRUPT[k] >> 8
-                f[25] ^= _CORRUPT[k] & 0xFF
-            l4at = 34 + (16 if proto == 6 else 6)
+                f[24] ^= bad >> 8
+                f[25] ^= bad & 0xFF
             if not l4_ok:
-                f[l4at] ^= _CORRUPT[k] >> 8
-                f[l4at + 1] ^= _CORRUPT[k] & 0xFF
+                f[sh.field] ^= bad >> 8
+                f[sh.field + 1] ^= bad & 0xFF
             yield WireFrame(bytes(f), 0, proto, False, ip_ok, l4_ok, segsz=segsz,
-                            payload=len(payload))  # fmt: skip
+                            payload=sh.end - sh.l4 - sh.hlen, corner=corner)  # fmt: skip
     for proto, l4_ok in itertools.product((6, 17), (True, False)):
         for k, (payload, _) in enumerate(_variants(False)):
             f = _frame6(proto, payload, ident=k + 1)
@@ -189,16 +204,24 @@ def ghost_of(w: WireFrame, ip_st: int, l4_st: int) -> State:
     )
 
 
+def admits(known: list[Witness], corner: str) -> bool:
+    """Whether a state with witnesses `known` takes one more: up to
+    WITNESSES_PER_STATE random ones, and one per corner."""
+    if corner:
+        return all(w.corner != corner for w in known)
+    return sum(1 for w in known if not w.corner) < WITNESSES_PER_STATE
+
+
 def initial_witnesses() -> dict[State, list[Witness]]:
     """Packets as the datapath receives them, with every truthful status claim."""
     out: dict[State, list[Witness]] = {}
 
-    def add(p: offlab.Packet, origin: bytes, ghost: State, encap: int) -> None:
+    def add(p: offlab.Packet, origin: bytes, ghost: State, encap: int, corner: str) -> None:
         # As received: nothing parsed yet, so the first parse decides the protocol.
         s = abstract(p, ghost, encap, 0)
         lst = out.setdefault(s, [])
-        if len(lst) < WITNESSES_PER_STATE:
-            lst.append(Witness(p, origin, ()))
+        if admits(lst, corner):
+            lst.append(Witness(p, origin, (), corner))
 
     for w in frames():
         if w.encap:
@@ -221,5 +244,5 @@ def initial_witnesses() -> dict[State, list[Witness]]:
             p.offloads.set_status(Level.OUTER, Csum.L4, ST[l4_st])
             if w.segsz:
                 p.tso_segsz = w.segsz
-            add(p, w.frame, ghost_of(w, ip_st, l4_st), w.encap)
+            add(p, w.frame, ghost_of(w, ip_st, l4_st), w.encap, w.corner)
     return out
