@@ -1,19 +1,19 @@
 """Directed witnesses: frames solved for the corners the core's code branches
 on, beside the random ones of witnesses.py.
 
-Each corner names the C++ branch it exercises (models/src at the commit this
-file was written against, 08bf823). Values are solved with Z3 over one free
-16-bit word of the frame (the first payload word, or the IPv4 identification
-for the IPv4 header checksum), with the one's-complement arithmetic written
-as the core computes it: a full checksum ``~Fold(sum)`` (csum::Finish,
-checksum.cc) and an incremental update ``~Fold(~c + ~old + new)`` word by word
-(csum::Update16 / UpdateBytes, checksum.cc:140-151). Solutions are cached per
-shape (the constant part of the sum and the update chain), so each is solved
-once per process.
+Each corner names the C++ branch it exercises (models/src as of the commit
+that added this file). Values are solved with Z3 over one free 16-bit word of
+the frame (the first payload word, or the IPv4 identification for the IPv4
+header checksum), with the one's-complement arithmetic written as the core
+computes it: a full checksum ``~Fold(sum)`` (csum::Finish, checksum.cc) and an
+incremental update ``~Fold(~c + ~old + new)`` word by word (csum::Update16 /
+UpdateBytes, checksum.cc:141-155). Solutions are cached per shape (the
+constant part of the sum and the update chain), so each is solved once per
+process.
 
-`classify` tells which corners a frame has from its bytes alone (the
-dissector and full checksums over the rewritten bytes, not the solver), for the
-coverage report; the tests check the same with scapy.
+`classify` tells which corners a frame has from its bytes alone (full
+checksums over the rewritten bytes, not the solver's answer), for the coverage
+report; the tests check the same with scapy.
 """
 
 from __future__ import annotations
@@ -43,25 +43,25 @@ class Corner:
 
 
 CORNERS: tuple[Corner, ...] = (
-    Corner("l4-csum-0000", "ovs/rewrite.cc:64 (UDP: 0 is 'none'), net/checksum.cc:144",
+    Corner("l4-csum-0000", "ovs/rewrite.cc:65 (UDP: 0 is 'none'), net/checksum.cc:144",
            "the L4 checksum field is 0x0000 (TCP: computed zero; UDP: no checksum)"),
-    Corner("l4-csum-ffff", "ovs/rewrite.cc:67, net/checksum.cc:141-144 (~old_csum = 0)",
+    Corner("l4-csum-ffff", "ovs/rewrite.cc:69, net/checksum.cc:141-144 (~old_csum = 0)",
            "the L4 checksum field is 0xffff (UDP: a computed zero; TCP: the other zero)"),
-    Corner("set_l3-l4-update-0000", "ovs/rewrite.cc:97-101 -> 56-57, 65-67 (c ? c : 0xffff)",
+    Corner("set_l3-l4-update-0000", "ovs/rewrite.cc:103 -> 57-58, 65-69 (c ? c : 0xffff)",
            "set_l3's incremental L4 checksum update comes out 0x0000"),
-    Corner("set_l4-l4-update-0000", "ovs/rewrite.cc:200-206 -> 56-57, 65-67",
+    Corner("set_l4-l4-update-0000", "ovs/rewrite.cc:210-214 -> 57-58, 65-69",
            "set_l4's incremental L4 checksum update comes out 0x0000"),
-    Corner("set_l3-ip-update-0000", "ovs/rewrite.cc:17-24 (UpdateIpCsum, status not valid)",
+    Corner("set_l3-ip-update-0000", "ovs/rewrite.cc:18-26 (UpdateIpCsum, status not valid)",
            "set_l3's incremental IPv4 header checksum update comes out 0x0000"),
     Corner("odd-length", "net/checksum.cc:56 (the odd byte padded)",
            "the L4 segment has an odd length"),
     Corner("avx2-sum", "net/checksum.cc:99 (len >= 256: the AVX2 sum)",
            "the L4 segment is 256 bytes or more"),
-    Corner("min-size", "ovs/parse.cc:94, ovs/gso.cc:114 (no payload)",
+    Corner("min-size", "ovs/rewrite.cc:53, 62 (L4 length at the header's), ovs/gso.cc:114",
            "no transport payload"),
     Corner("max-size", "ovs/netdev_len.cc:26-47 (frame length against the MTU)",
            "an IPv4 total length of the 1500-byte MTU"),
-    Corner("ipv4-options", "ovs/parse.cc:79-114 (IHL above 5: l4 = l3 + ihl)",
+    Corner("ipv4-options", "ovs/parse.cc:79-115 (IHL above 5: l4 = l3 + ihl)",
            "the IPv4 header carries options"),
     Corner("tso-multiple", "ovs/gso.cc:114-118, 132 (payload % tso_segsz == 0)",
            "a TSO payload that is a multiple of tso_segsz"),
@@ -110,7 +110,7 @@ def solve_word(base: int, chain: tuple[tuple[int, int], ...], udp: bool, target:
         c = z3.If(c == 0, z3.BitVecVal(0xFFFF, 32), c)
     for old, new in chain:
         c = _z3_not16(_z3_fold(_z3_not16(c) + (~old & 0xFFFF) + new))
-    s = z3.Solver()
+    s = z3.SolverFor("QF_BV")
     s.add(z3.ULT(w, 0x10000), c == target)
     if s.check() != z3.sat:
         return None
