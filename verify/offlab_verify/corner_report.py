@@ -36,14 +36,18 @@ def corner_coverage(ex: Extraction, per_state: bool = False) -> dict:
     witness reached; the transitions labelled by a corner; with `per_state`,
     every datapath state's corners (initial ones first)."""
     by_state = state_corners(ex)
-    summary = {
-        c.name: {
-            "source": c.source,
-            "initial_states": sum(1 for s in ex.init if c.name in by_state.get(s, ())),
-            "states": sum(1 for got in by_state.values() if c.name in got),
-        }
-        for c in corners.CORNERS
-    }
+    summary = {}
+    for prefix in ("", "inner-"):
+        for c in corners.CORNERS:
+            name = prefix + c.name
+            states = sum(1 for got in by_state.values() if name in got)
+            if prefix and not states:
+                continue  # a tunnel's inner frame: only the corners it has
+            summary[name] = {
+                "source": c.source,
+                "initial_states": sum(1 for s in ex.init if name in by_state.get(s, ())),
+                "states": states,
+            }
     directed = {s for s, ws in ex.witnesses.items() if any(w.corner for w in ws)}
     labels: dict[str, int] = {}
     for _, op in ex.trans:
@@ -76,9 +80,10 @@ def corner_lines(coverage: list[dict]) -> list[str]:
             f"corners ({c['config']}): directed witnesses in "
             f"{cc['initial_states_with_directed_witnesses']} of {n_init} initial states"
         )
+        width = max(len(n) for n in cc["by_corner"])
         for name, v in cc["by_corner"].items():
             lines.append(
-                f"  {name:<24} {v['initial_states']:>4} initial {v['states']:>5} states"
+                f"  {name:<{width}} {v['initial_states']:>4} initial {v['states']:>5} states"
                 f"   {v['source']}"
             )
         for label, n in cc["value_dependent_transitions"].items():

@@ -273,7 +273,17 @@ def rewritten(frame: bytes, op: str) -> bytes:
 
 
 def classify(frame: bytes, segsz: int = 0) -> frozenset[str]:
-    """The corners a received frame (and its tso_segsz) has, from its bytes."""
+    """The corners a received frame (and its tso_segsz) has, from its bytes;
+    those of a tunnel's inner frame prefixed ``inner-``."""
+    inner = next((x.offset for x in offlab.dissect(frame).layers
+                  if x.name == "eth" and x.depth == 1), None)  # fmt: skip
+    out = _classify_plain(frame, segsz)
+    if inner is not None:
+        out |= {f"inner-{c}" for c in _classify_plain(frame[inner:], 0)}
+    return out
+
+
+def _classify_plain(frame: bytes, segsz: int) -> frozenset[str]:
     sh = shape(frame)
     if sh is None:
         return frozenset()

@@ -116,6 +116,15 @@ class WireFrame:
     corner: str = ""  # a directed witness's corner (corners.py); "" for a random one
 
 
+def _build(proto: int, payload: bytes, ident: int) -> bytearray:
+    return _frame(proto, payload, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]), ident)
+
+
+def _directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool) -> list[tuple[str, bytes, int]]:
+    """A family's directed witnesses (corners.py), built as the random ones are."""
+    return list(corners.directed(proto, ip_ok, l4_ok, tso, _build))
+
+
 def frames() -> Iterator[WireFrame]:
     """Every witness frame, in a fixed order (the first witness of a state is
     the one counterexamples replay)."""
@@ -126,16 +135,11 @@ def frames() -> Iterator[WireFrame]:
         if tso and proto != 6:
             continue
 
-        def build(proto: int, payload: bytes, ident: int) -> bytearray:
-            return _frame(proto, payload, src, dst, ident)
-
         random = [
             ("", bytes(_frame(proto, payload, src, dst, ident=k + 1)), segsz)
             for k, (payload, segsz) in enumerate(_variants(tso))
         ]
-        for k, (corner, frame, segsz) in enumerate(
-            [*random, *corners.directed(proto, ip_ok, l4_ok, tso, build)]
-        ):
+        for k, (corner, frame, segsz) in enumerate([*random, *_directed(proto, ip_ok, l4_ok, tso)]):
             f = bytearray(frame)
             sh = corners.shape(frame)
             assert sh is not None
@@ -163,11 +167,17 @@ def frames() -> Iterator[WireFrame]:
         # (unit-tested); the outer L4 corruption here is the UDP checksum's.
         if corrupt == "l4" and (not csum or ttype == "gre"):
             continue
-        for k, (payload, _) in enumerate(_variants(False)):
-            inner = _frame(6, payload, src, dst, ident=k + 1)
+        inners = [("", bytes(_frame(6, payload, src, dst, ident=k + 1)))
+                  for k, (payload, _) in enumerate(_variants(False))]  # fmt: skip
+        # The inner packet's corners (it is a plain packet again after pop).
+        inners += [(f"inner-{c}", f) for c, f, _ in _directed(6, True, inner_ok, False)]
+        for k, (corner, frame) in enumerate(inners):
+            inner = bytearray(frame)
+            sh = corners.shape(frame)
+            assert sh is not None
             if not inner_ok:
-                inner[50] ^= _CORRUPT[k] >> 8
-                inner[51] ^= _CORRUPT[k] & 0xFF
+                inner[sh.field] ^= _CORRUPT[k % len(_CORRUPT)] >> 8
+                inner[sh.field + 1] ^= _CORRUPT[k % len(_CORRUPT)] & 0xFF
             q = offlab.Packet(bytes(inner))
             offlab.parse(q)
             tnl = offlab.TunnelConfig(
@@ -182,7 +192,8 @@ def frames() -> Iterator[WireFrame]:
                 at = 40 if ttype != "gre" else 38
                 f[at] ^= 0x40
             yield WireFrame(bytes(f), 1, 6, False, corrupt != "ip", corrupt != "l4", inner_ok,
-                            tunnel=ttype, payload=len(payload))  # fmt: skip
+                            tunnel=ttype, payload=sh.end - sh.l4 - sh.hlen,
+                            corner=corner)  # fmt: skip
 
 
 def ghost_of(w: WireFrame, ip_st: int, l4_st: int) -> State:
