@@ -16,35 +16,43 @@ import offlab
 pytest.importorskip("offlab_verify")
 
 from scapy.layers.inet import IP, TCP, UDP, in4_chksum
+from scapy.layers.inet6 import IPv6, in6_chksum
 from scapy.layers.l2 import Ether
 
 from offlab_verify import corners
 from offlab_verify.counterexample import read_comments
 from offlab_verify.run import user_job
-from offlab_verify.witnesses import frames
+from offlab_verify.witnesses import frames, initial_witnesses
 from scapy_oracle import verdicts
 
 OFFLAB = [sys.executable, "-m", "offlab.cli"]
 BUG = "udp-update-zero-keeps-stale-csum"
 
 
-def raw_l4_checksum(ip: IP) -> int:
+def network(frame: bytes) -> IP | IPv6:
+    pkt = Ether(frame)
+    return pkt[IPv6] if IPv6 in pkt else pkt[IP]
+
+
+def raw_l4_checksum(ip: IP | IPv6) -> int:
     """The L4 checksum scapy computes over the bytes with the field as zero,
     before UDP's mapping of a computed zero to 0xffff."""
     l4 = ip[TCP] if TCP in ip else ip[UDP]
     l4 = l4.copy()
     l4.chksum = 0
+    if isinstance(ip, IPv6):
+        return in6_chksum(ip.nh, ip, bytes(l4))
     return in4_chksum(ip.proto, ip, bytes(l4))
 
 
-def rewritten(frame: bytes, op: str) -> IP:
+def rewritten(frame: bytes, op: str) -> IP | IPv6:
     """The frame after the alphabet's rewrite, as scapy writes the fields."""
-    ip = Ether(frame)[IP]
+    ip = network(frame)
     if op == "set_l3":
         ip.dst, ip.ttl = "192.0.2.99", 33
     else:
         ip.payload.dport = 4242
-    return IP(bytes(ip))
+    return type(ip)(bytes(ip))
 
 
 def ip_checksum(ip: IP) -> int:
@@ -57,18 +65,19 @@ def ip_checksum(ip: IP) -> int:
 def claims(w: corners.Corner | str, frame: bytes, segsz: int, proto: int) -> bool:
     """What each corner says about the frame, in scapy's words."""
     name = w if isinstance(w, str) else w.name
-    ip = Ether(frame)[IP]
+    ip = network(frame)
+    v4 = isinstance(ip, IP)
     l4 = ip[TCP] if proto == 6 else ip[UDP]
     payload = len(bytes(l4.payload))
     return {
         "l4-csum-0000": l4.chksum == 0 and (proto == 17 or raw_l4_checksum(ip) == 0),
         "l4-csum-ffff": l4.chksum == 0xFFFF and raw_l4_checksum(ip) == 0,
-        "set_l3-l4-update-0000": raw_l4_checksum(rewritten(frame, "set_l3")) == 0,
+        "set_l3-l4-update-0000": v4 and raw_l4_checksum(rewritten(frame, "set_l3")) == 0,
         "set_l4-l4-update-0000": raw_l4_checksum(rewritten(frame, "set_l4")) == 0,
-        "set_l3-ip-update-0000": ip_checksum(rewritten(frame, "set_l3")) == 0,
+        "set_l3-ip-update-0000": v4 and ip_checksum(rewritten(frame, "set_l3")) == 0,
         "min-size": payload == 0,
-        "max-size": ip.len == 1500,
-        "ipv4-options": ip.ihl > 5 and len(ip.options) > 0,
+        "max-size": (ip.len if v4 else ip.plen + 40) == 1500,
+        "ipv4-options": v4 and ip.ihl > 5 and len(ip.options) > 0,
         "tso-one-segment": 0 < payload <= segsz,
         "tso-multiple": segsz > 0 and payload % segsz == 0,
         "tso-remainder": segsz > 0 and payload % segsz != 0,
@@ -99,6 +108,8 @@ def test_every_corner_witness_has_its_property() -> None:
             bad.discard("tcp")
         if w.encap:
             want = set() if w.inner_ok else {"tcp"}
+        elif w.ipv6:
+            want = set() if w.l4_ok else {"tcp" if w.proto == 6 else "udp"}
         else:
             want = set() if w.ip_ok else {"ip"}
             want |= set() if w.l4_ok else {"tcp" if w.proto == 6 else "udp"}
@@ -107,6 +118,9 @@ def test_every_corner_witness_has_its_property() -> None:
                                           "tso-remainder"}  # fmt: skip
     tso = {"tso-one-segment"}
     assert seen == plain_corners | {f"inner-{n}" for n in plain_corners - tso}
+    # Every initial state has directed witnesses.
+    init = initial_witnesses()
+    assert all(any(w.corner for w in ws) for ws in init.values())
     # Those four the random witnesses already have (classified from their bytes).
     randoms = [corners.classify(w.frame, w.segsz) for w in frames() if not w.corner]
     for name in ("odd-length", "tso-multiple", "tso-remainder"):
@@ -117,7 +131,7 @@ def test_a_random_frame_rarely_has_an_update_corner() -> None:
     # Negative control for the classification: the random witnesses do not
     # have the solved corners (a 1 in 65536 chance each).
     for w in frames():
-        if not w.corner and w.l4_ok and not w.ipv6 and not w.encap:
+        if not w.corner and w.l4_ok and not w.encap:
             assert not claims("set_l3-l4-update-0000", w.frame, w.segsz, w.proto)
 
 

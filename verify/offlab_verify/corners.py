@@ -139,7 +139,7 @@ def _l4_base(f: bytes) -> int:
     assert sh is not None
     l4 = bytearray(f[sh.l4 : sh.end])
     l4[sh.field - sh.l4 : sh.field - sh.l4 + 2] = b"\0\0"
-    return fold(words(f[26:34]) + sh.proto + len(l4) + words(bytes(l4)))
+    return fold(words(sh.addrs(f)) + sh.proto + len(l4) + words(bytes(l4)))
 
 
 def _l4_solved(proto: int, build: Build, op: str, target: int) -> bytes | None:
@@ -180,10 +180,12 @@ def with_options(frame: bytes) -> bytes:
     return bytes(f)
 
 
-def directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool, build: Build
+def directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool, build: Build, v6: bool = False
              ) -> Iterator[tuple[str, bytes, int]]:  # fmt: skip
     """(corner, frame with correct checksums, tso_segsz) for one family of
-    initial frames; the caller breaks the checksums the family has wrong."""
+    initial frames (`v6`: `build` makes IPv6 ones, which have no IPv4 header
+    to update or give options); the caller breaks the checksums the family
+    has wrong."""
     if tso:
         yield "tso-one-segment", bytes(build(6, _REST * 4, 1)), TSO_SEGSZ
         yield "ipv4-options", with_options(bytes(build(6, _REST * 20, 1))), TSO_SEGSZ
@@ -192,25 +194,31 @@ def directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool, build: Build
     if l4_ok:
         if proto == 17:
             f = bytearray(build(17, _REST, 1))
-            f[40:42] = b"\0\0"  # no checksum (RFC 768)
+            at = shape(bytes(f)).field  # type: ignore[union-attr]
+            f[at : at + 2] = b"\0\0"  # no checksum (RFC 768; for IPv6, RFC 6935's zero)
             solved.append(("l4-csum-0000", bytes(f)))
             solved.append(("l4-csum-ffff", _l4_solved(17, build, "", 0xFFFF)))
         else:
             zero = _l4_solved(6, build, "", 0)
             solved.append(("l4-csum-0000", zero))
             if zero is not None:
-                solved.append(("l4-csum-ffff", zero[:50] + b"\xff\xff" + zero[52:]))
-        solved.append(("set_l3-l4-update-0000", _l4_solved(proto, build, "set_l3", 0)))
+                # Both zeros by hand: a builder may write either for a computed 0.
+                at = shape(zero).field  # type: ignore[union-attr]
+                solved[-1] = ("l4-csum-0000", zero[:at] + b"\0\0" + zero[at + 2 :])
+                solved.append(("l4-csum-ffff", zero[:at] + b"\xff\xff" + zero[at + 2 :]))
+        if not v6:
+            solved.append(("set_l3-l4-update-0000", _l4_solved(proto, build, "set_l3", 0)))
         solved.append(("set_l4-l4-update-0000", _l4_solved(proto, build, "set_l4", 0)))
-    if ip_ok:
+    if ip_ok and not v6:
         solved.append(("set_l3-ip-update-0000", _ip_solved(proto, build)))
     for name, f in solved:
         if f is not None:
             yield name, f, 0
     yield "min-size", bytes(build(proto, b"", 1)), 0
-    most = MTU - 20 - (20 if proto == 6 else 8)
+    most = MTU - (40 if v6 else 20) - (20 if proto == 6 else 8)
     yield "max-size", bytes(build(proto, bytes(i & 0xFF for i in range(most)), 1)), 0
-    yield "ipv4-options", with_options(bytes(build(proto, _REST + b"\x07", 1))), 0
+    if not v6:
+        yield "ipv4-options", with_options(bytes(build(proto, _REST + b"\x07", 1))), 0
 
 
 # ---- independent classification ------------------------------------------------------------
@@ -218,12 +226,16 @@ def directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool, build: Build
 
 @dataclass(frozen=True)
 class Shape:
-    """Where things are in an Ethernet/IPv4/TCP-or-UDP frame."""
+    """Where things are in an Ethernet/IPv4-or-IPv6/TCP-or-UDP frame."""
 
-    ihl: int
+    ihl: int  # IPv4 header length (0: IPv6)
     proto: int
     l4: int  # offset of the L4 header
     end: int  # end of the IP packet (total length)
+
+    def addrs(self, frame: bytes) -> bytes:
+        """The addresses of the pseudo-header."""
+        return frame[22:54] if not self.ihl else frame[26:34]
 
     @property
     def field(self) -> int:
@@ -235,6 +247,9 @@ class Shape:
 
 
 def shape(frame: bytes) -> Shape | None:
+    if len(frame) >= 54 and frame[12:14] == b"\x86\xdd" and frame[20] in (6, 17):
+        # IPv6 without extension headers, as the witnesses are.
+        return Shape(0, frame[20], 54, 54 + int.from_bytes(frame[18:20], "big"))
     if len(frame) < 34 or frame[12:14] != b"\x08\x00" or frame[14] >> 4 != 4:
         return None
     ihl = (frame[14] & 0x0F) * 4
@@ -249,7 +264,7 @@ def l4_computed(frame: bytes, sh: Shape) -> int:
     l4 = bytearray(frame[sh.l4 : sh.end])
     at = sh.field - sh.l4
     l4[at : at + 2] = b"\0\0"
-    pseudo = words(frame[26:34]) + sh.proto + len(l4)
+    pseudo = words(sh.addrs(frame)) + sh.proto + len(l4)
     return (~fold(pseudo + words(bytes(l4)))) & 0xFFFF
 
 
@@ -294,10 +309,11 @@ def _classify_plain(frame: bytes, segsz: int) -> frozenset[str]:
     if not udp_none and l4_computed(frame, sh) == (field if field != 0xFFFF else 0):
         # A correct field: whether each rewrite's update comes out zero is the
         # full checksum of the rewritten bytes (equal to the incremental one).
-        for op in ("set_l3", "set_l4"):
+        # (set_l3 writes IPv4 fields: nothing in an IPv6 packet.)
+        for op in ("set_l3", "set_l4") if sh.ihl else ("set_l4",):
             if l4_computed(rewritten(frame, op), sh) == 0:
                 out.add(f"{op}-l4-update-0000")
-    ip_right = ip_computed(frame, sh) == int.from_bytes(frame[24:26], "big")
+    ip_right = sh.ihl and ip_computed(frame, sh) == int.from_bytes(frame[24:26], "big")
     if ip_right and ip_computed(rewritten(frame, "set_l3"), sh) == 0:
         out.add("set_l3-ip-update-0000")
     l4len = sh.end - sh.l4

@@ -101,6 +101,9 @@ def user_job(
             edges.update(rx[prof.name])
             edges.update({(s, "send"): t for s, t in sends[key][0].items()})
             edges.update(sends[key][1])
+            for _, label in sends[key][1]:
+                vd = coverage["corners"]["value_dependent_transitions"]
+                vd[f"{label}[{prof.name}]"] = vd.get(f"{label}[{prof.name}]", 0) + 1
             init = ex.init | set(arrivals)
             for r in prove_all(
                 init, edges, PROPERTIES, prof.name, cfg.name, timeout_ms, method, cache

@@ -120,6 +120,10 @@ def _build(proto: int, payload: bytes, ident: int) -> bytearray:
     return _frame(proto, payload, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]), ident)
 
 
+def _build6(proto: int, payload: bytes, ident: int) -> bytearray:
+    return _frame6(proto, payload, ident)
+
+
 def _directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool) -> list[tuple[str, bytes, int]]:
     """A family's directed witnesses (corners.py), built as the random ones are."""
     return list(corners.directed(proto, ip_ok, l4_ok, tso, _build))
@@ -153,13 +157,18 @@ def frames() -> Iterator[WireFrame]:
             yield WireFrame(bytes(f), 0, proto, False, ip_ok, l4_ok, segsz=segsz,
                             payload=sh.end - sh.l4 - sh.hlen, corner=corner)  # fmt: skip
     for proto, l4_ok in itertools.product((6, 17), (True, False)):
-        for k, (payload, _) in enumerate(_variants(False)):
-            f = _frame6(proto, payload, ident=k + 1)
-            at = 54 + (16 if proto == 6 else 6)
+        random = [("", bytes(_frame6(proto, payload, ident=k + 1)))
+                  for k, (payload, _) in enumerate(_variants(False))]  # fmt: skip
+        directed = corners.directed(proto, True, l4_ok, False, _build6, v6=True)
+        for k, (corner, frame) in enumerate([*random, *((c, f) for c, f, _ in directed)]):
+            f = bytearray(frame)
+            sh = corners.shape(frame)
+            assert sh is not None
             if not l4_ok:
-                f[at] ^= _CORRUPT[k] >> 8
-                f[at + 1] ^= _CORRUPT[k] & 0xFF
-            yield WireFrame(bytes(f), 0, proto, True, True, l4_ok, payload=len(payload))
+                f[sh.field] ^= _CORRUPT[k % len(_CORRUPT)] >> 8
+                f[sh.field + 1] ^= _CORRUPT[k % len(_CORRUPT)] & 0xFF
+            yield WireFrame(bytes(f), 0, proto, True, True, l4_ok,
+                            payload=sh.end - sh.l4 - sh.hlen, corner=corner)  # fmt: skip
     for ttype, csum, inner_ok, corrupt in itertools.product(
         ("vxlan", "geneve", "gre"), (False, True), (True, False), ("none", "ip", "l4")
     ):
