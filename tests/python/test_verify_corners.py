@@ -161,7 +161,7 @@ def test_the_seeded_bug_is_value_dependent() -> None:
 
 
 def test_random_witnesses_miss_the_bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(corners, "directed", lambda *args: iter(()))
+    monkeypatch.setattr(corners, "directed", lambda *args, **kwargs: iter(()))
     _, results, written = user_job(False, ["pcap"], [BUG], str(tmp_path), 20000, "search")
     assert {r.verdict for r in results} == {"PROVED"} and not written
 
