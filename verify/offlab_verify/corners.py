@@ -142,10 +142,11 @@ def _l4_base(f: bytes) -> int:
     return fold(words(sh.addrs(f)) + sh.proto + len(l4) + words(bytes(l4)))
 
 
-def _l4_solved(proto: int, build: Build, op: str, target: int) -> bytes | None:
-    """A frame whose first payload word is solved so the L4 checksum (no op)
-    or `op`'s incremental update of it comes out `target`."""
-    f0 = bytes(build(proto, b"\0\0" + _REST, 1))
+def _l4_solved(proto: int, build: Build, op: str, target: int, rest: bytes = _REST,
+               ident: int = 1, post: Callable[[bytes], bytes] = bytes) -> bytes | None:  # fmt: skip
+    """A frame (`build`, then `post`) whose first payload word is solved so the
+    L4 checksum (no op) or `op`'s incremental update of it comes out `target`."""
+    f0 = post(bytes(build(proto, b"\0\0" + rest, ident)))
     sh = shape(f0)
     assert sh is not None
     chain: tuple[tuple[int, int], ...] = ()
@@ -154,18 +155,46 @@ def _l4_solved(proto: int, build: Build, op: str, target: int) -> bytes | None:
     elif op == "set_l4":
         chain = _chain(f0[sh.l4 + 2 : sh.l4 + 4], struct.pack("!H", SET_L4_DPORT))
     w = solve_word(_l4_base(f0), chain, proto == 17, target)
-    return None if w is None else bytes(build(proto, struct.pack("!H", w) + _REST, 1))
+    return None if w is None else post(bytes(build(proto, struct.pack("!H", w) + rest, ident)))
 
 
-def _ip_solved(proto: int, build: Build) -> bytes | None:
-    """A frame whose IPv4 identification is solved so set_l3's incremental
-    update of the header checksum (dst, then the TTL word) comes out 0x0000."""
-    f0 = bytes(build(proto, _REST, 0))
-    h = bytearray(f0[14:34])
+def _ip_ident(
+    proto: int, build: Build, payload: bytes, post: Callable[[bytes], bytes]
+) -> int | None:
+    """The IPv4 identification for which set_l3's incremental update of the
+    header checksum (dst, then the TTL word) comes out 0x0000."""
+    f0 = post(bytes(build(proto, payload, 0)))
+    sh = shape(f0)
+    assert sh is not None
+    h = bytearray(f0[14 : 14 + sh.ihl])
     h[10:12] = b"\0\0"
     chain = _chain(f0[30:34], SET_L3_DST) + _chain(f0[22:24], bytes([SET_L3_TTL, proto]))
-    w = solve_word(fold(words(bytes(h))), chain, False, 0)
-    return None if w is None else bytes(build(proto, _REST, w))
+    return solve_word(fold(words(bytes(h))), chain, False, 0)
+
+
+def _largest(
+    proto: int, build: Build, ip_ok: bool, l4_ok: bool, v6: bool
+) -> tuple[tuple[str, ...], bytes]:
+    """One frame for the corners that live in different fields: the MTU's
+    size, IPv4 options, set_l4's L4 update coming out 0x0000 (the first
+    payload word) and set_l3's IPv4 header update coming out 0x0000 (the
+    identification); a witness each would double the extraction's work."""
+    names = ["max-size"]
+    post: Callable[[bytes], bytes] = bytes if v6 else with_options
+    hlen = 20 if proto == 6 else 8
+    rest = bytes(i & 0xFF for i in range(MTU - (40 if v6 else 24) - hlen - 2))
+    ident = 1
+    if not v6:
+        names.append("ipv4-options")
+        if ip_ok and (solved := _ip_ident(proto, build, b"\0\0" + rest, post)) is not None:
+            names.append("set_l3-ip-update-0000")
+            ident = solved
+    f = _l4_solved(proto, build, "set_l4", 0, rest, ident, post) if l4_ok else None
+    if f is None:
+        f = post(bytes(build(proto, b"\0\0" + rest, ident)))
+    else:
+        names.append("set_l4-l4-update-0000")
+    return tuple(names), f
 
 
 def with_options(frame: bytes) -> bytes:
@@ -185,7 +214,8 @@ def directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool, build: Build, v6: 
     """(corner, frame with correct checksums, tso_segsz) for one family of
     initial frames (`v6`: `build` makes IPv6 ones, which have no IPv4 header
     to update or give options); the caller breaks the checksums the family
-    has wrong."""
+    has wrong. A frame with several corners is named by all of them, joined
+    by "+"."""
     if tso:
         yield "tso-one-segment", bytes(build(6, _REST * 4, 1)), TSO_SEGSZ
         yield "ipv4-options", with_options(bytes(build(6, _REST * 20, 1))), TSO_SEGSZ
@@ -198,27 +228,19 @@ def directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool, build: Build, v6: 
             f[at : at + 2] = b"\0\0"  # no checksum (RFC 768; for IPv6, RFC 6935's zero)
             solved.append(("l4-csum-0000", bytes(f)))
             solved.append(("l4-csum-ffff", _l4_solved(17, build, "", 0xFFFF)))
-        else:
-            zero = _l4_solved(6, build, "", 0)
-            solved.append(("l4-csum-0000", zero))
-            if zero is not None:
-                # Both zeros by hand: a builder may write either for a computed 0.
-                at = shape(zero).field  # type: ignore[union-attr]
-                solved[-1] = ("l4-csum-0000", zero[:at] + b"\0\0" + zero[at + 2 :])
-                solved.append(("l4-csum-ffff", zero[:at] + b"\xff\xff" + zero[at + 2 :]))
+        elif (zero := _l4_solved(6, build, "", 0)) is not None:
+            # Both zeros by hand: a builder may write either for a computed 0.
+            at = shape(zero).field  # type: ignore[union-attr]
+            solved.append(("l4-csum-0000", zero[:at] + b"\0\0" + zero[at + 2 :]))
+            solved.append(("l4-csum-ffff", zero[:at] + b"\xff\xff" + zero[at + 2 :]))
         if not v6:
             solved.append(("set_l3-l4-update-0000", _l4_solved(proto, build, "set_l3", 0)))
-        solved.append(("set_l4-l4-update-0000", _l4_solved(proto, build, "set_l4", 0)))
-    if ip_ok and not v6:
-        solved.append(("set_l3-ip-update-0000", _ip_solved(proto, build)))
     for name, f in solved:
         if f is not None:
             yield name, f, 0
+    names, f = _largest(proto, build, ip_ok, l4_ok, v6)
+    yield "+".join(names), f, 0
     yield "min-size", bytes(build(proto, b"", 1)), 0
-    most = MTU - (40 if v6 else 20) - (20 if proto == 6 else 8)
-    yield "max-size", bytes(build(proto, bytes(i & 0xFF for i in range(most)), 1)), 0
-    if not v6:
-        yield "ipv4-options", with_options(bytes(build(proto, _REST + b"\x07", 1))), 0
 
 
 # ---- independent classification ------------------------------------------------------------
