@@ -246,9 +246,11 @@ def _apply(
     elif op == "parse_simple":
         offlab.parse_simple(q)
     nxt = abstract(q, s, encap, 1 if op in ("parse", "parse_simple", "pop") else s.parsed)
-    before, after = orig_status(s), orig_status(nxt)
-    fixbad = any(b == BAD and a in (GOOD, PARTIAL) for b, a in zip(before, after, strict=True))
-    return q, evolve(nxt, v_fixbad=int(s.v_fixbad or fixbad))
+    if s.v_fixbad:
+        return q, nxt
+    (b_ip, b_l4), (a_ip, a_l4) = orig_status(s), orig_status(nxt)
+    fixbad = (b_ip == BAD and a_ip in (GOOD, PARTIAL)) or (b_l4 == BAD and a_l4 in (GOOD, PARTIAL))
+    return q, evolve(nxt, v_fixbad=1) if fixbad else nxt
 
 
 DATAPATH_OPS = (
@@ -298,11 +300,14 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
 # ---- exploration --------------------------------------------------------------------------
 
 
-def agree(results: list[State], what: str) -> State:
+def agree(results: list[State], what: str | Callable[[], str]) -> State:
+    """The witnesses' common result; `what` (or what it returns: describing
+    a state is not free) names the transition when they disagree."""
     first = results[0]
     for r in results[1:]:
         if r != first:
-            raise TooCoarse(f"{what}: witnesses disagree: {first.describe()} vs {r.describe()}")
+            name = what if isinstance(what, str) else what()
+            raise TooCoarse(f"{name}: witnesses disagree: {first.describe()} vs {r.describe()}")
     return first
 
 
@@ -366,7 +371,8 @@ def _explore(ex: Extraction, queue: deque[State], ops: tuple[str, ...]) -> None:
             runs = [(w, *apply(op, w.packet, s, cfg)) for w in batch]
             if start is None:
                 plain = [t for w, _, t in runs if not w.corner] or [runs[0][2]]
-                ex.trans[(s, op)] = _premise(agree(plain, f"{op} from [{s.describe()}]"))
+                what = lambda op=op, s=s: f"{op} from [{s.describe()}]"  # noqa: E731
+                ex.trans[(s, op)] = _premise(agree(plain, what))
             usual = ex.trans[(s, op)]
             for w, q, t in runs:
                 t = _premise(t)
@@ -400,7 +406,7 @@ def extract_send(
         if s.phase != DATAPATH or s.v_premise or not s.parsed or not ws:
             continue
         randoms = [w for w in ws if not w.corner]
-        what = f"send[{profile.name}] from [{s.describe()}]"
+        what = lambda s=s: f"send[{profile.name}] from [{s.describe()}]"  # noqa: E731
         out[s] = agree([send(w.packet, s, nic, vnet) for w in randoms or ws[:1]], what)
         if corner_edges is None:
             continue
