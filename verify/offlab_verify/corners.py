@@ -72,6 +72,29 @@ CORNERS: tuple[Corner, ...] = (
 )  # fmt: skip
 NAMES = tuple(c.name for c in CORNERS)
 
+# Corners of a checksum field's value. Every branch of the core on that value
+# is guarded by the status not being valid (good or partial): the rewrites
+# update the field only then (ovs/rewrite.cc:19-20 for the IPv4 header, 54,
+# 63 for L4; a valid status becomes partial and the field is computed afresh
+# at send), and conntrack checks only an unknown status (conntrack.cc:229,
+# 283-313). A frame whose corners are all of these is a witness only where
+# the status is unknown or bad: elsewhere it is one more random payload.
+L4_VALUE = frozenset(("l4-csum-0000", "l4-csum-ffff", "set_l3-l4-update-0000",
+                      "set_l4-l4-update-0000"))  # fmt: skip
+IP_VALUE = frozenset(("set_l3-ip-update-0000",))
+
+
+def relevant(tag: str, ip_valid: bool, l4_valid: bool) -> bool:
+    """Whether a directed frame named `tag` exercises a branch in a state whose
+    (outer) IP / L4 statuses are valid or not (see L4_VALUE)."""
+    if tag.startswith("inner-"):
+        return True  # the inner packet has no status on receive
+    names = set(tag.split("+"))
+    live = names - L4_VALUE - IP_VALUE
+    live |= names & L4_VALUE if not l4_valid else set()
+    live |= names & IP_VALUE if not ip_valid else set()
+    return bool(live)
+
 
 def fold(s: int) -> int:
     while s >> 16:
