@@ -27,6 +27,8 @@ import z3
 
 import offlab
 
+from .abstraction import GOOD, PARTIAL
+
 # The rewrites of the alphabet (extract.py): set_l3 writes dst 192.0.2.99 and
 # TTL 33, set_l4 writes destination port 4242.
 SET_L3_DST = bytes([192, 0, 2, 99])
@@ -72,28 +74,33 @@ CORNERS: tuple[Corner, ...] = (
 )  # fmt: skip
 NAMES = tuple(c.name for c in CORNERS)
 
-# Corners of a checksum field's value. Every branch of the core on that value
-# is guarded by the status not being valid (good or partial): the rewrites
-# update the field only then (ovs/rewrite.cc:19-20 for the IPv4 header, 54,
-# 63 for L4; a valid status becomes partial and the field is computed afresh
-# at send), and conntrack checks only an unknown status (conntrack.cc:229,
-# 283-313). A frame whose corners are all of these is a witness only where
-# the status is unknown or bad: elsewhere it is one more random payload.
-L4_VALUE = frozenset(("l4-csum-0000", "l4-csum-ffff", "set_l3-l4-update-0000",
-                      "set_l4-l4-update-0000"))  # fmt: skip
-IP_VALUE = frozenset(("set_l3-ip-update-0000",))
+# Corners of a value the core branches on only under some statuses. The
+# received L4 field is read (updated by a rewrite, ovs/rewrite.cc:54-69;
+# checked by conntrack, conntrack.cc:283-313) unless its status is valid, and
+# a partial one is computed afresh, where a computed zero is UDP's 0xffff
+# (complete.cc:110, send_prepare.cc:105, nic.cc:57): only a good L4 status
+# never looks at it. The IPv4 header's update is made only when its status is
+# not valid (rewrite.cc:19-20; a valid one becomes partial, and a computed
+# zero has no branch there). A rewrite's L4 update coming out 0x0000 is a
+# corner under every status: not valid, the update (rewrite.cc:65-69); valid,
+# the partial checksum computed afresh at send. A frame whose corners are
+# all out of play in a state is not added there: it would be one more random
+# payload.
+L4_FIELD = frozenset(("l4-csum-0000", "l4-csum-ffff"))
+IP_UPDATE = frozenset(("set_l3-ip-update-0000",))
 
 
-def relevant(tag: str, ip_valid: bool, l4_valid: bool) -> bool:
-    """Whether a directed frame named `tag` exercises a branch in a state whose
-    (outer) IP / L4 statuses are valid or not (see L4_VALUE)."""
+def relevant(tag: str, ip_status: int, l4_status: int) -> bool:
+    """Whether a directed frame named `tag` exercises a branch in a state with
+    these (outer) IP / L4 statuses (abstraction's UNKNOWN, BAD, GOOD, PARTIAL)."""
     if tag.startswith("inner-"):
         return True  # the inner packet has no status on receive
     names = set(tag.split("+"))
-    live = names - L4_VALUE - IP_VALUE
-    live |= names & L4_VALUE if not l4_valid else set()
-    live |= names & IP_VALUE if not ip_valid else set()
-    return bool(live)
+    if names - L4_FIELD - IP_UPDATE:
+        return True
+    if names & L4_FIELD and l4_status != GOOD:
+        return True
+    return bool(names & IP_UPDATE and ip_status not in (GOOD, PARTIAL))
 
 
 def fold(s: int) -> int:
