@@ -5,6 +5,7 @@ each; and the statuses a receiver may claim for them."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import struct
 from collections.abc import Iterator
@@ -132,6 +133,19 @@ def _directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool) -> list[tuple[str
 def frames() -> Iterator[WireFrame]:
     """Every witness frame, in a fixed order (the first witness of a state is
     the one counterexamples replay)."""
+    return iter(_all_frames(tuple(offlab.enabled_faults()), corners.directed))
+
+
+@functools.lru_cache(maxsize=8)
+def _all_frames(faults: tuple[str, ...], directed: object) -> tuple[WireFrame, ...]:
+    """Built once per set of seeded faults (tunnel frames are pushed by the
+    core) and directed-witness source: the initial and the arriving witnesses
+    both read them, and solving and pushing are not free."""
+    del faults, directed  # the cache key
+    return tuple(_frames())
+
+
+def _frames() -> Iterator[WireFrame]:
     src, dst = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
     for proto, ip_ok, l4_ok, tso in itertools.product(
         (6, 17), (True, False), (True, False), (False, True)
