@@ -5,16 +5,13 @@ payloads, lengths and checksum values). Each operation runs on every witness;
 if the random witnesses' abstract results disagree the abstraction is too
 coarse and extraction stops with TooCoarse rather than picking one.
 
-Directed witnesses (corners.py) carry the corner they were solved for. One
-whose result differs from the random witnesses' adds a transition of its own,
-labelled ``op@corner``: the relation then holds both (it over-approximates
-the core, so a property proved over it holds for every witness), and a
+A directed witness (corners.py) whose result differs adds a transition of
+its own, ``op@corner``: the relation over-approximates the core and a
 value-dependent bug shows as a path through such a label.
 """
 
 from __future__ import annotations
 
-import struct
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,7 +32,7 @@ from .abstraction import (
     wire,
 )
 from .evolve import evolve
-from .witnesses import ST, WITNESSES_PER_STATE, Witness, _fold, _sum, admits, initial_witnesses
+from .witnesses import ST, WITNESSES_PER_STATE, Witness, _icmp_error, admits, initial_witnesses
 
 
 class TooCoarse(Exception):
@@ -67,19 +64,6 @@ class Extraction:
             out.add(s)
             out.add(t)
         return out
-
-
-def _icmp_error(frame: bytes) -> bytes:
-    """An ICMP port unreachable from the frame's destination back to its source,
-    quoting its IPv4 header and the first 8 bytes of its L4 header."""
-    ihl = (frame[14] & 0x0F) * 4
-    quoted = frame[14 : 14 + ihl + 8]
-    icmp = bytearray(b"\x03\x03\x00\x00\x00\x00\x00\x00" + quoted)
-    icmp[2:4] = struct.pack("!H", (~_fold(_sum(bytes(icmp)))) & 0xFFFF)
-    src, dst = frame[14 + 16 : 14 + 20], frame[14 + 12 : 14 + 16]
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0, 0, 64, 1, 0, src, dst))
-    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
-    return frame[6:12] + frame[0:6] + b"\x08\x00" + bytes(ip) + bytes(icmp)
 
 
 # ---- operations -------------------------------------------------------------------------
@@ -301,8 +285,7 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
 
 
 def agree(results: list[State], what: str | Callable[[], str]) -> State:
-    """The witnesses' common result; `what` (or what it returns: describing
-    a state is not free) names the transition when they disagree."""
+    """The common result; `what` (or its result) names the transition if none."""
     first = results[0]
     for r in results[1:]:
         if r != first:
@@ -395,9 +378,8 @@ def extract_send(
     profile: offlab.NicProfile,
     corner_edges: dict[tuple[State, str], State] | None = None,
 ) -> dict[State, State]:
-    """The NIC-boundary transition of every reachable datapath state for one
-    NIC, by its random witnesses; a directed witness that ends elsewhere adds
-    ``send@corner`` to `corner_edges` when given."""
+    """The NIC-boundary transition of every reachable datapath state for one NIC
+    (a directed witness that ends elsewhere: ``send@corner`` in `corner_edges`)."""
     nic = offlab.NicTx.from_profile(profile)
     vnet = profile.driver in VNET_DRIVERS
     out: dict[State, State] = {}

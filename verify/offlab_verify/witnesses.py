@@ -83,6 +83,19 @@ def _frame6(proto: int, payload: bytes, ident: int) -> bytearray:
     return bytearray(bytes.fromhex("0a8f394fe0738abf7e2f058486dd") + ip6 + l4)
 
 
+def _icmp_error(frame: bytes) -> bytes:
+    """An ICMP port unreachable from the frame's destination back to its source,
+    quoting its IPv4 header and the first 8 bytes of its L4 header."""
+    ihl = (frame[14] & 0x0F) * 4
+    quoted = frame[14 : 14 + ihl + 8]
+    icmp = bytearray(b"\x03\x03\x00\x00\x00\x00\x00\x00" + quoted)
+    icmp[2:4] = struct.pack("!H", (~_fold(_sum(bytes(icmp)))) & 0xFFFF)
+    src, dst = frame[14 + 16 : 14 + 20], frame[14 + 12 : 14 + 16]
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0, 0, 64, 1, 0, src, dst))
+    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
+    return frame[6:12] + frame[0:6] + b"\x08\x00" + bytes(ip) + bytes(icmp)
+
+
 def _truthful(ok: bool) -> list[int]:
     """Statuses an honest receiver may report for a field that is (not) correct."""
     return [UNKNOWN, GOOD, PARTIAL] if ok else [UNKNOWN, BAD, PARTIAL]
