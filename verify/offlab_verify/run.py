@@ -15,7 +15,7 @@ import offlab
 from offlab.safeio import safe_name
 
 from .corner_report import corner_coverage
-from .counterexample import replay, write_pcapng
+from .counterexample import replay, witness_trace, write_pcapng
 from .extract import VNET_DRIVERS, Config, base_op, extract, extract_send
 from .properties import PROPERTIES
 from .prove import BadCache, Result, prove_all
@@ -110,6 +110,7 @@ def user_job(
             ):
                 results.append(r)
                 if r.verdict == "FAILED" and r.trace:
+                    r.trace = witness_trace(ex, r.trace)
                     nic = offlab.NicTx.from_profile(prof)
                     steps = replay(ex, r.trace, nic, prof.driver in VNET_DRIVERS, prof)
                     path = os.path.join(
