@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 import offlab
 
+from .corner_report import corner_lines
 from .counterexample import write_pcapng
 from .extract import TooCoarse
 from .gre import gre_counterexample
@@ -63,6 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "property x profile x setting, and per lemma")  # fmt: skip
     p.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0: one result per "
                    "failed property x profile x setting")  # fmt: skip
+    p.add_argument("--corners", action="store_true", help="list the corners (directed "
+                   "witnesses) each extracted state covered")  # fmt: skip
     p.add_argument("--no-lemmas", action="store_true", help="skip the byte-level lemmas")
     p.add_argument(
         "--no-kernel", action="store_true", help="skip the Linux kernel model's properties"
@@ -127,12 +130,14 @@ def verify(
     kernel: bool = True,
     method: str = "search",
     jobs: int = 0,
+    corner_states: bool = False,
 ) -> Report:
     """Proves every property for every profile; FAILED ones write their
     counterexample pcapng to `out`. Raises OfflabError for a bad profile or
     fault name, TooCoarse when the abstraction cannot decide a transition.
     `method` is the proof method (prove.METHODS); `jobs` the worker processes
-    (0: one per core)."""
+    (0: one per core); `corner_states` lists every state's corners in the
+    coverage."""
     t_start = time.perf_counter()
     if method not in METHODS:
         raise offlab.OfflabError(f"unknown proof method {method!r}")
@@ -149,7 +154,8 @@ def verify(
     same, kwork = kernel_work(kprofs) if kprofs else ({}, [])
     # Largest first: the userspace settings, the lemmas, then the kernel pairs.
     work: list = [
-        (user_job, (c, profiles, list(inject), out, timeout_ms, method)) for c in settings
+        (user_job, (c, profiles, list(inject), out, timeout_ms, method, corner_states))
+        for c in settings
     ]
     if lemmas:
         work.append((lemmas_job, (timeout_ms,)))
@@ -224,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
             not args.no_kernel,
             args.method,
             args.jobs,
+            args.corners,
         )
     except TooCoarse as e:
         print(f"offlab: error: abstraction too coarse: {' '.join(str(e).split())}", file=sys.stderr)
@@ -245,6 +252,9 @@ def run(args: argparse.Namespace) -> int:
             rep.seconds,
             rep.faults,
         )
+        if args.corners:
+            print()
+            print("\n".join(corner_lines(rep.coverage)))
         if rep.kernel_results:
             print()
             print(kernel_report(rep.kernel_results, rep.kernel_coverage))

@@ -2,13 +2,16 @@
 
 Every abstract state keeps several concrete witness packets (different
 payloads, lengths and checksum values). Each operation runs on every witness;
-if the abstract results disagree the abstraction is too coarse and extraction
-stops with TooCoarse rather than picking one.
+if the random witnesses' abstract results disagree the abstraction is too
+coarse and extraction stops with TooCoarse rather than picking one.
+
+A directed witness (corners.py) whose result differs adds a transition of
+its own, ``op@corner``: the relation over-approximates the core and a
+value-dependent bug shows as a path through such a label.
 """
 
 from __future__ import annotations
 
-import struct
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +32,7 @@ from .abstraction import (
     wire,
 )
 from .evolve import evolve
-from .witnesses import ST, WITNESSES_PER_STATE, Witness, _fold, _sum, initial_witnesses
+from .witnesses import ST, WITNESSES_PER_STATE, Witness, _icmp_error, admits, initial_witnesses
 
 
 class TooCoarse(Exception):
@@ -53,6 +56,7 @@ class Extraction:
     trans: dict[tuple[State, str], State] = field(default_factory=dict)
     witnesses: dict[State, list[Witness]] = field(default_factory=dict)
     parent: dict[State, tuple[State | None, str]] = field(default_factory=dict)
+    ran: dict[State, int] = field(default_factory=dict)  # witnesses run through the operations
 
     def states(self) -> set[State]:
         out = set(self.init)
@@ -60,19 +64,6 @@ class Extraction:
             out.add(s)
             out.add(t)
         return out
-
-
-def _icmp_error(frame: bytes) -> bytes:
-    """An ICMP port unreachable from the frame's destination back to its source,
-    quoting its IPv4 header and the first 8 bytes of its L4 header."""
-    ihl = (frame[14] & 0x0F) * 4
-    quoted = frame[14 : 14 + ihl + 8]
-    icmp = bytearray(b"\x03\x03\x00\x00\x00\x00\x00\x00" + quoted)
-    icmp[2:4] = struct.pack("!H", (~_fold(_sum(bytes(icmp)))) & 0xFFFF)
-    src, dst = frame[14 + 16 : 14 + 20], frame[14 + 12 : 14 + 16]
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0, 0, 64, 1, 0, src, dst))
-    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
-    return frame[6:12] + frame[0:6] + b"\x08\x00" + bytes(ip) + bytes(icmp)
 
 
 # ---- operations -------------------------------------------------------------------------
@@ -239,9 +230,11 @@ def _apply(
     elif op == "parse_simple":
         offlab.parse_simple(q)
     nxt = abstract(q, s, encap, 1 if op in ("parse", "parse_simple", "pop") else s.parsed)
-    before, after = orig_status(s), orig_status(nxt)
-    fixbad = any(b == BAD and a in (GOOD, PARTIAL) for b, a in zip(before, after, strict=True))
-    return q, evolve(nxt, v_fixbad=int(s.v_fixbad or fixbad))
+    if s.v_fixbad:
+        return q, nxt
+    (b_ip, b_l4), (a_ip, a_l4) = orig_status(s), orig_status(nxt)
+    fixbad = (b_ip == BAD and a_ip in (GOOD, PARTIAL)) or (b_l4 == BAD and a_l4 in (GOOD, PARTIAL))
+    return q, evolve(nxt, v_fixbad=1) if fixbad else nxt
 
 
 DATAPATH_OPS = (
@@ -291,11 +284,13 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
 # ---- exploration --------------------------------------------------------------------------
 
 
-def agree(results: list[State], what: str) -> State:
+def agree(results: list[State], what: str | Callable[[], str]) -> State:
+    """The common result; `what` (or its result) names the transition if none."""
     first = results[0]
     for r in results[1:]:
         if r != first:
-            raise TooCoarse(f"{what}: witnesses disagree: {first.describe()} vs {r.describe()}")
+            name = what if isinstance(what, str) else what()
+            raise TooCoarse(f"{name}: witnesses disagree: {first.describe()} vs {r.describe()}")
     return first
 
 
@@ -329,47 +324,77 @@ def extend(
     _explore(ex, queue, ops)
 
 
+def base_op(label: str) -> str:
+    """The operation of a transition label (``set_l3@corner`` -> ``set_l3``)."""
+    return label.split("@", 1)[0]
+
+
+def _premise(t: State) -> State:
+    if t.phase == DATAPATH and not premise_holds(t):
+        # Reported, not explored: the properties are proved under the premise.
+        return evolve(t, v_premise=1)
+    return t
+
+
 def _explore(ex: Extraction, queue: deque[State], ops: tuple[str, ...]) -> None:
+    """A state runs every operation on its witnesses when first taken from
+    the queue; a directed witness that reaches it later runs them then."""
     cfg = ex.config
     while queue:
         s = queue.popleft()
+        start = ex.ran.get(s)
+        ws = ex.witnesses[s]
+        batch = ws if start is None else [w for w in ws[start:] if w.corner]
+        ex.ran[s] = len(ws)
+        if not batch:
+            continue
         for op in ops:
             if not _enabled(op, s):
                 continue
-            results = []
-            outs = []
-            for w in ex.witnesses[s]:
-                q, t = apply(op, w.packet, s, cfg)
-                results.append(t)
-                outs.append((q, w))
-            t = agree(results, f"{op} from [{s.describe()}]")
-            if t.phase == DATAPATH and not premise_holds(t):
-                # Reported, not explored: the properties are proved under the premise.
-                t = evolve(t, v_premise=1)
-            ex.trans[(s, op)] = t
-            if t.phase != DATAPATH:
-                continue
-            known = ex.witnesses.setdefault(t, [])
-            fresh = not known
-            for q, w in outs:
-                if q is not None and len(known) < WITNESSES_PER_STATE:
-                    known.append(Witness(q, w.origin, (*w.ops, op)))
-            if fresh:
-                ex.parent[t] = (s, op)
-                queue.append(t)
+            runs = [(w, *apply(op, w.packet, s, cfg)) for w in batch]
+            if start is None:
+                plain = [t for w, _, t in runs if not w.corner] or [runs[0][2]]
+                what = lambda op=op, s=s: f"{op} from [{s.describe()}]"  # noqa: E731
+                ex.trans[(s, op)] = _premise(agree(plain, what))
+            usual = ex.trans[(s, op)]
+            for w, q, t in runs:
+                t = _premise(t)
+                label = op if t == usual or not w.corner else f"{op}@{w.corner}"
+                ex.trans[(s, label)] = t
+                if t.phase != DATAPATH:
+                    continue
+                known = ex.witnesses.setdefault(t, [])
+                if t not in ex.parent:
+                    ex.parent[t] = (s, label)
+                    queue.append(t)
+                if q is not None and admits(known, w.corner):
+                    known.append(Witness(q, w.origin, (*w.ops, label), w.corner))
+                    if w.corner and t in ex.ran:
+                        queue.append(t)
 
 
-def extract_send(ex: Extraction, profile: offlab.NicProfile) -> dict[State, State]:
-    """The NIC-boundary transition of every reachable datapath state for one NIC."""
+def extract_send(
+    ex: Extraction,
+    profile: offlab.NicProfile,
+    corner_edges: dict[tuple[State, str], State] | None = None,
+) -> dict[State, State]:
+    """The NIC-boundary transition of every reachable datapath state for one NIC
+    (a directed witness that ends elsewhere: ``send@corner`` in `corner_edges`)."""
     nic = offlab.NicTx.from_profile(profile)
     vnet = profile.driver in VNET_DRIVERS
     out: dict[State, State] = {}
     for s, ws in ex.witnesses.items():
         # Every packet is parsed before the datapath decides to output it.
-        if s.phase != DATAPATH or s.v_premise or not s.parsed:
+        if s.phase != DATAPATH or s.v_premise or not s.parsed or not ws:
             continue
-        out[s] = agree(
-            [send(w.packet, s, nic, vnet) for w in ws],
-            f"send[{profile.name}] from [{s.describe()}]",
-        )
+        randoms = [w for w in ws if not w.corner]
+        what = lambda s=s: f"send[{profile.name}] from [{s.describe()}]"  # noqa: E731
+        out[s] = agree([send(w.packet, s, nic, vnet) for w in randoms or ws[:1]], what)
+        if corner_edges is None:
+            continue
+        for w in ws:
+            if w.corner:
+                t = send(w.packet, s, nic, vnet)
+                if t != out[s]:
+                    corner_edges[(s, f"send@{w.corner}")] = t
     return out

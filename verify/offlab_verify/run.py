@@ -14,8 +14,9 @@ from typing import Any
 import offlab
 from offlab.safeio import safe_name
 
-from .counterexample import replay, write_pcapng
-from .extract import VNET_DRIVERS, Config, extract, extract_send
+from .corner_report import corner_coverage
+from .counterexample import replay, witness_trace, write_pcapng
+from .extract import VNET_DRIVERS, Config, base_op, extract, extract_send
 from .properties import PROPERTIES
 from .prove import BadCache, Result, prove_all
 from .receive import arriving_witnesses, extract_receive
@@ -52,11 +53,18 @@ def _send_key(prof: offlab.NicProfile) -> tuple:
 
 
 def user_job(
-    csum: bool, names: list[str] | None, inject: list[str], out: str, timeout_ms: int, method: str
+    csum: bool,
+    names: list[str] | None,
+    inject: list[str],
+    out: str,
+    timeout_ms: int,
+    method: str,
+    corner_states: bool = False,
 ) -> tuple[dict, list[Result], list[str]]:
     """Extracts the userspace relation for one checksum setting with the
     seeded bugs `inject` on, proves every property for every profile and
-    writes each counterexample. Returns (coverage, results, files written)."""
+    writes each counterexample. Returns (coverage, results, files written);
+    the coverage lists every state's corners with `corner_states`."""
     cfg = Config(csum=csum)
     offlab.clear_faults()
     try:
@@ -68,7 +76,7 @@ def user_job(
             "initial_states": len(ex.init),
             "states": len(ex.states()),
             "transitions": len(ex.trans),
-            "operations": len({op for _, op in ex.trans}),
+            "operations": len({base_op(op) for _, op in ex.trans}),
         }
         results: list[Result] = []
         written: list[str] = []
@@ -82,20 +90,27 @@ def user_job(
         coverage["transitions"] = len(ex.trans)
         coverage["arriving_states"] = len(arrivals)
         coverage["receive_transitions"] = {n: len(e) for n, e in rx.items()}
-        sends: dict[tuple, dict] = {}
+        coverage["corners"] = corner_coverage(ex, corner_states)
+        sends: dict[tuple, tuple[dict, dict]] = {}
         for prof in profs:
             key = _send_key(prof)
             if key not in sends:
-                sends[key] = extract_send(ex, prof)
+                corner_sends: dict = {}
+                sends[key] = (extract_send(ex, prof, corner_sends), corner_sends)
             edges = dict(ex.trans)
             edges.update(rx[prof.name])
-            edges.update({(s, "send"): t for s, t in sends[key].items()})
+            edges.update({(s, "send"): t for s, t in sends[key][0].items()})
+            edges.update(sends[key][1])
+            for _, label in sends[key][1]:
+                vd = coverage["corners"]["value_dependent_transitions"]
+                vd[f"{label}[{prof.name}]"] = vd.get(f"{label}[{prof.name}]", 0) + 1
             init = ex.init | set(arrivals)
             for r in prove_all(
                 init, edges, PROPERTIES, prof.name, cfg.name, timeout_ms, method, cache
             ):
                 results.append(r)
                 if r.verdict == "FAILED" and r.trace:
+                    r.trace = witness_trace(ex, r.trace)
                     nic = offlab.NicTx.from_profile(prof)
                     steps = replay(ex, r.trace, nic, prof.driver in VNET_DRIVERS, prof)
                     path = os.path.join(

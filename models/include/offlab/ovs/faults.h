@@ -36,9 +36,16 @@ enum class Fault : uint8_t {
   // sum, so hardware that adds the segment to the field (E810) sent a wrong
   // outer UDP checksum over OVS's placeholder.
   kIntelOuterUdpUnseeded,
+  // Not a historical bug: a value-dependent one for the verifier's directed
+  // witnesses. The incremental UDP checksum update of a set-field rewrite
+  // tests its result, not the old field, for "no checksum" (RFC 768 zero),
+  // so when the update comes out 0x0000 (the folded sum 0xffff) the stale
+  // old checksum stays. OVS (v3.1.0 lib/packets.c, packet_set_ipv4_addr)
+  // tests the old field and sends a computed zero as 0xffff.
+  kUdpUpdateZeroKeepsStaleCsum,
 };
 
-constexpr int kNumFaults = 9;
+constexpr int kNumFaults = 10;
 
 // Stable names used by the CLI and the verifier, e.g. "recirc-resets-inner-offsets".
 const char* FaultName(Fault f);
