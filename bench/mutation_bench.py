@@ -2,7 +2,7 @@
 
 Mutants come from universalmutator (`mutate FILE cpp`), drawn at random with a
 fixed seed from every file of models/src. Each runs in a private copy of the
-committed tree (`git archive HEAD`), built without debug info at -O1:
+committed tree (`git archive HEAD`), built as the package is (-O2) without debug info:
 
 1. Trivial compiler equivalence: the mutated file's object code is compared
    with the original's; identical object code is an equivalent mutant
