@@ -18,8 +18,14 @@ Prints the score (killed / compiled non-equivalent), who killed what, and the
 survivors with their file, line and change; writes everything to
 OUT/mutants.json. Not a test: it runs for hours on a 2-core machine.
 
+A run is pinned to one commit (`--rev`, default HEAD) and records every judged
+mutant in OUT/mutants.json as it goes; `--resume` continues such a run (same
+commit, seed and folder) where it stopped, so the hours can be spread over
+several sittings without mixing results from different code.
+
 Usage: .venv/bin/python bench/mutation_bench.py [--mutants 200] [--seed 1]
            [--only models/src/ovs] [--out build-mutation] [--verify-only]
+           [--rev COMMIT] [--resume]
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+OUTCOMES = ("stillborn", "equivalent", "tests", "verify", "survived")
 VENV = Path(sys.executable).parent
 
 
@@ -67,13 +74,13 @@ def run(cmd: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = 
         return 124
 
 
-def prepare_tree(out: Path) -> Path:
-    """A copy of the committed tree in OUT/src, configured in OUT/src/build."""
+def prepare_tree(out: Path, rev: str) -> Path:
+    """A copy of commit `rev`'s tree in OUT/src, configured in OUT/src/build."""
     src = out / "src"
     if src.exists():
         shutil.rmtree(src)
     src.mkdir(parents=True)
-    archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=REPO, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
     pybind = subprocess.run(
         [sys.executable, "-m", "pybind11", "--cmakedir"], capture_output=True, text=True, check=True
@@ -106,11 +113,14 @@ def generate(src: Path, files: list[str], work: Path) -> list[Mutant]:
     out: list[Mutant] = []
     for f in files:
         d = work / f.replace("/", "_")
-        d.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [mutate, str(src / f), "cpp", "--noCheck", "--mutantDir", str(d)],
-            cwd=d, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        if not (d / ".complete").exists():  # a resumed run keeps its mutants
+            shutil.rmtree(d, ignore_errors=True)
+            d.mkdir(parents=True)
+            subprocess.run(
+                [mutate, str(src / f), "cpp", "--noCheck", "--mutantDir", str(d)],
+                cwd=d, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            (d / ".complete").touch()
         orig = (src / f).read_text().splitlines()
         stem = Path(f).stem
         for m in sorted(d.glob(f"{stem}.mutant.*.cc"), key=lambda p: int(p.suffixes[-2][1:])):
@@ -203,10 +213,15 @@ class Runner:
                 return "stillborn"
             if (self.build / obj).read_bytes() == before:
                 return "equivalent"
-            if run(["ninja", "-C", "build", "offlab_tests", "_core"], self.src, 1200) != 0:
+            # The tests first: most mutants die there, and linking the
+            # Python module is only needed for those that survive them.
+            if not self.verify_only:
+                if run(["ninja", "-C", "build", "offlab_tests"], self.src, 1200) != 0:
+                    return "stillborn"
+                if self.tests(self.tests_limit) != 0:
+                    return "tests"
+            if run(["ninja", "-C", "build", "_core"], self.src, 1200) != 0:
                 return "stillborn"
-            if not self.verify_only and self.tests(self.tests_limit) != 0:
-                return "tests"
             return "verify" if self.verify(self.verify_limit) != 0 else "survived"
         finally:
             path.write_text(original)
@@ -220,44 +235,99 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="models/src", help="folder of the files to mutate")
     ap.add_argument("--out", default="build-mutation", help="work folder (removed first)")
+    ap.add_argument("--rev", default="HEAD", help="commit whose tree is mutated")
+    ap.add_argument("--resume", action="store_true", help="continue the run recorded in OUT")
     ap.add_argument(
         "--verify-only", action="store_true", help="judge by offlab verify alone, no C++ tests"
     )
     args = ap.parse_args()
     out = (REPO / args.out).resolve()
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    src = prepare_tree(out)
-    files = sorted(
-        str(p.relative_to(src)) for p in (src / args.only).rglob("*.cc") if p.is_file()
-    )
+    rev = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{args.rev}^{{commit}}"],
+        cwd=REPO, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if rev.returncode != 0:
+        sys.exit(f"mutation_bench: {args.rev!r} is not a commit")
+    key = {"rev": rev.stdout.strip(), "seed": args.seed, "only": args.only,
+           "verify_only": args.verify_only}  # fmt: skip
+    done = resume(out, key) if args.resume else []
+    if not done:
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        src = prepare_tree(out, key["rev"])
+    else:
+        src = restore_tree(out, key["rev"])
+    files = sorted(str(p.relative_to(src)) for p in (src / args.only).rglob("*.cc") if p.is_file())
     if not files:
         sys.exit(f"mutation_bench: no .cc files under {args.only}")
     pool = generate(src, files, out / "mutants")
     random.Random(args.seed).shuffle(pool)
-    print(f"{len(pool)} mutants of {len(files)} files; running until {args.mutants} compile",
+    judged = {(m.file, m.index) for m in done}
+    compiled = sum(m.outcome != "stillborn" for m in done)
+    print(f"{len(pool)} mutants of {len(files)} files at {key['rev'][:12]}; "
+          f"{compiled} judged before; running until {args.mutants} compile",
           flush=True)  # fmt: skip
     runner = Runner(src, args.verify_only)
-    done: list[Mutant] = []
-    compiled = 0
     for m in pool:
         if compiled >= args.mutants:
             break
+        if (m.file, m.index) in judged:
+            continue
         t = time.perf_counter()
         m.outcome = runner.judge(m, mutant_text(out / "mutants", m))
         m.seconds = round(time.perf_counter() - t, 1)
         done.append(m)
+        save(out, key, done)
         if m.outcome != "stillborn":
             compiled += 1
             print(f"[{compiled}/{args.mutants}] {m.file}:{m.line} {m.outcome} ({m.seconds} s)",
                   flush=True)  # fmt: skip
-    report(done, out)
+    report(done)
     return 0
 
 
-def report(done: list[Mutant], out: Path) -> None:
-    count = {k: sum(m.outcome == k for m in done) for k in
-             ("stillborn", "equivalent", "tests", "verify", "survived")}  # fmt: skip
+def save(out: Path, key: dict[str, object], done: list[Mutant]) -> None:
+    """OUT/mutants.json after every mutant, replaced atomically."""
+    count = {k: sum(m.outcome == k for m in done) for k in OUTCOMES}
+    tmp = out / "mutants.json.tmp"
+    tmp.write_text(
+        json.dumps({**key, "counts": count, "mutants": [asdict(m) for m in done]}, indent=1)
+    )
+    tmp.replace(out / "mutants.json")
+
+
+def resume(out: Path, key: dict[str, object]) -> list[Mutant]:
+    """The mutants judged by an earlier run of the same commit, seed and scope."""
+    try:
+        rec = json.loads((out / "mutants.json").read_text())
+    except (OSError, ValueError):
+        sys.exit(f"mutation_bench: no run to resume in {out}")
+    if any(rec.get(k) != v for k, v in key.items()):
+        sys.exit(f"mutation_bench: the run in {out} was of another commit, seed or scope")
+    return [Mutant(**m) for m in rec["mutants"]]
+
+
+def restore_tree(out: Path, rev: str) -> Path:
+    """OUT/src as committed: a run stopped mid-mutant may have left a file mutated.
+
+    A restored file is rewritten now, so its mtime makes ninja rebuild it.
+    """
+    src = out / "src"
+    listing = subprocess.run(
+        ["git", "ls-tree", "-r", "--name-only", rev, "models/src"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    for f in listing:
+        want = subprocess.run(["git", "show", f"{rev}:{f}"], cwd=REPO, capture_output=True,
+                              check=True).stdout  # fmt: skip
+        if (src / f).read_bytes() != want:
+            (src / f).write_bytes(want)
+            print(f"restored {f}", flush=True)
+    return src
+
+
+def report(done: list[Mutant]) -> None:
+    count = {k: sum(m.outcome == k for m in done) for k in OUTCOMES}
     scored = count["tests"] + count["verify"] + count["survived"]
     killed = count["tests"] + count["verify"]
     print()
@@ -271,9 +341,6 @@ def report(done: list[Mutant], out: Path) -> None:
         print("survivors:")
         for m in survivors:
             print(f"  {m.file}:{m.line}: {m.before!r} -> {m.after!r}")
-    (out / "mutants.json").write_text(
-        json.dumps({"counts": count, "mutants": [asdict(m) for m in done]}, indent=1)
-    )
 
 
 if __name__ == "__main__":
