@@ -218,6 +218,9 @@ def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
     )
 
 
+_BLANK = State()
+
+
 def wire(frames: list[bytes], ghost: State, encap: int, violation: bool) -> State:
     """The abstract state of what a NIC put on the wire (all frames must agree)."""
     ok = {"ip0": 1, "l40": 1, "ip1": 1, "l41": 1}
@@ -230,7 +233,11 @@ def wire(frames: list[bytes], ghost: State, encap: int, violation: bool) -> Stat
         ok["ip1"] &= int(v.get(("ip", 1), True))
         ok["l41"] &= int(v.get(("l4", 1), True))
         quoted &= int(f.quoted_ok)
-    return State(
+    # From the default state through evolve(): the fields not named keep
+    # their defaults as State(...) would give them, and the result is the
+    # interned object (see evolve.py).
+    return evolve(
+        _BLANK,
         phase=WIRE,
         ok_quoted=quoted,
         encap=encap,

@@ -54,9 +54,18 @@ def cached_eq(s: Any, other: object) -> bool:
     return s is other or _key(s) == _key(other)
 
 
+# One object per distinct state value made by evolve(): a dict lookup of a
+# state equal to a key then finds the same object, which the dict's own
+# identity test accepts without calling __eq__ (the extraction looks up a
+# freshly abstracted state, equal to a known one, tens of thousands of
+# times). Equality stays by value: a state made another way compares equal
+# as before, it is only slower to find.
+_interned: dict[tuple, Any] = {}
+
+
 def evolve(s: T, **changes: Any) -> T:
     """A copy of the frozen dataclass `s` with `changes`; unknown field names
-    are refused as replace() refuses them."""
+    are refused as replace() refuses them. Equal results are one object."""
     cls = type(s)
     if not _names(cls).issuperset(changes):
         raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - _names(cls))}")
@@ -64,6 +73,14 @@ def evolve(s: T, **changes: Any) -> T:
     d.pop("_key", None)
     d.pop("_hash", None)
     d.update(changes)
+    key = _getter(cls)(d)
+    # The class is part of the key: two state classes' equal tuples are not
+    # equal states.
+    found = _interned.get((cls, key))
+    if found is not None:
+        return found
+    d["_key"] = key
     out = _new(cls)
     _set(out, "__dict__", d)
+    _interned[(cls, key)] = out
     return out
