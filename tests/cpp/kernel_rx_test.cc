@@ -270,6 +270,41 @@ TEST(KernelRxIbmveth, UnverifiedGoodAndNullTcpChecksum) {
   EXPECT_EQ(DriverReceiveFull(Tcp(100), p, kLabKernel, nullptr, m).skb.ip_summed, IpSummed::kNone);
 }
 
+TEST(KernelRxIbmveth, OnlyTcpFramesGetTheChecksumHelpersPartial) {
+  // ibmveth_rx_csum_helper acts on IPPROTO_TCP only (linux-4.19 ibmveth.c
+  // :1284-1300, v6.18 :1423): in 4.19 trunk mode a TCP frame becomes PARTIAL
+  // (above), a UDP one stays as the hypervisor's word made it, bytes and all.
+  const NicProfile p = BuiltinProfile("ibmveth_trunk");
+  const Bytes udp = Udp(100);
+  SkBuff u = DriverReceive(udp, p, KernelVersion{4, 19, false});
+  EXPECT_EQ(u.ip_summed, IpSummed::kUnnecessary);
+  EXPECT_EQ(u.pkt.bytes(), udp);
+  // Nor does a UDP frame whose bytes at the TCP checksum's place are zero.
+  Bytes udp_zeros = Udp(100);
+  Put16(udp_zeros, 50, 0);
+  Put16(udp_zeros, 40, OracleL4Csum(udp_zeros, 14, 34, 17, 6));
+  EXPECT_EQ(DriverReceive(udp_zeros, p).ip_summed, IpSummed::kUnnecessary);
+}
+
+TEST(KernelRxIbmveth, AnAggregateCountsSegmentsOfItsPayloadAfterBothHeaders) {
+  // ibmveth_rx_mss_helper (v6.18 ibmveth.c:1361-1376): gso_segs =
+  // DIV_ROUND_UP(len from the IP header - (IP header + doff * 4), gso_size).
+  // 2990 payload bytes at MSS 1000: 3 segments (hand arithmetic); counting
+  // the 40 header bytes wrongly by 19 would make it 4.
+  const NicProfile p = BuiltinProfile("ibmveth_trunk");
+  RxMeta m;
+  m.ibmveth_large_packet = true;
+  m.ibmveth_mss = 1000;
+  const RxResult r = DriverReceiveFull(Tcp(2990), p, kLabKernel, nullptr, m);
+  ASSERT_FALSE(r.dropped);
+  EXPECT_EQ(r.skb.gso_size, 1000);
+  EXPECT_EQ(r.skb.gso_type & gso::kTcpv4, gso::kTcpv4);
+  EXPECT_EQ(r.skb.gso_segs, 3);
+  // 3000 bytes: exactly 3; 3001: 4.
+  EXPECT_EQ(DriverReceiveFull(Tcp(3000), p, kLabKernel, nullptr, m).skb.gso_segs, 3);
+  EXPECT_EQ(DriverReceiveFull(Tcp(3001), p, kLabKernel, nullptr, m).skb.gso_segs, 4);
+}
+
 TEST(KernelRxRobustness, TruncatedFramesNeverReadPastTheEnd) {
   for (const char* name : {"connectx5", "e810", "x710", "ixgbe_82599", "ibmveth_trunk", "virtio"}) {
     const NicProfile p = BuiltinProfile(name);

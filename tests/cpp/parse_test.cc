@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "offlab/net/error.h"
@@ -98,6 +99,51 @@ TEST(Parse, SetsOnlyTheL4ProtoAndNeverAStatus) {
       EXPECT_EQ(p.l3_ofs, c.l3);
       EXPECT_EQ(p.l4_ofs, c.l4);
       EXPECT_EQ(Hex(p), c.hex);
+    }
+  }
+}
+
+// Every field of a flow key, to compare two.
+auto KeyFields(const FlowKey& k) {
+  return std::make_tuple(k.dl_dst, k.dl_src, k.dl_type, k.has_vlan, k.vlan_tci, k.has_l3, k.ipv6,
+                         k.nw_src, k.nw_dst, k.nw_proto, k.nw_tos, k.nw_ttl, k.nw_frag, k.has_l4,
+                         k.tp_src, k.tp_dst, k.tcp_flags, k.error);
+}
+
+// A packet whose payload is a shared tail (a segment of a TSO packet, a
+// frame whose payload was handed on) holds only its first bytes in the head.
+// Wherever that head ends, even inside a header, parsing must give what it
+// gives on the flat bytes: each header is read only once it is known to be in
+// the head, else the bytes are made contiguous first.
+TEST(Parse, ASharedTailSplitAnywhereParsesAsTheFlatBytes) {
+  std::vector<Case> cases = Cases();
+  // IPv6(src="2001:cafe::88",dst="2001:cafe::92",nh=59,hlim=64)/Raw(bytes(range(4))):
+  // no next header, so nothing after the addresses is read (by hand, RFC 8200).
+  cases.push_back({"ipv6-no-next-header",
+                   H("0a8f394fe0738abf7e2f058486dd 6000000000043b40"
+                     "2001cafe000000000000000000000088 2001cafe000000000000000000000092"
+                     "00010203"),
+                   0, 14, kNoOffset});
+  for (bool simple : {false, true}) {
+    for (const Case& c : cases) {
+      const Bytes bytes = FromHex(c.hex);
+      Packet flat(bytes);
+      const FlowKey want = simple ? ParseSimple(flat) : Parse(flat);
+      ASSERT_EQ(flat.l3_ofs, c.l3) << c.name;
+      for (size_t n = 1; n < bytes.size(); n++) {
+        SCOPED_TRACE(std::string(c.name) + (simple ? " simple" : " miniflow") + ", head of " +
+                     std::to_string(n) + " bytes");
+        auto [head, tail] = Packet(bytes).TakeHeadShared(n);
+        Packet p(std::move(head));
+        p.AppendTail(tail);
+        ASSERT_TRUE(p.has_tail());
+        const FlowKey got = simple ? ParseSimple(p) : Parse(p);
+        EXPECT_EQ(KeyFields(got), KeyFields(want)) << got.ToString() << " / " << want.ToString();
+        EXPECT_EQ(p.l3_ofs, flat.l3_ofs);
+        EXPECT_EQ(p.l4_ofs, flat.l4_ofs);
+        EXPECT_EQ(p.offloads.word(), flat.offloads.word());
+        EXPECT_EQ(Hex(p), c.hex);
+      }
     }
   }
 }

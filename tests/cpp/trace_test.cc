@@ -119,5 +119,55 @@ TEST(TraceReader, ParsesATraceInMemoryAsFromAFile) {
   }
 }
 
+// A little-endian pcapng block (pcapng draft-ietf-opsawg-pcapng section 3.1):
+// type, total length, body padded to 32 bits, total length again.
+Bytes Block(uint32_t type, const Bytes& body) {
+  Bytes b;
+  auto u32 = [&b](uint32_t v) {
+    for (int i = 0; i < 4; i++) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  const uint32_t len = static_cast<uint32_t>(12 + (body.size() + 3) / 4 * 4);
+  u32(type);
+  u32(len);
+  b.insert(b.end(), body.begin(), body.end());
+  b.resize(len - 4, 0);
+  u32(len);
+  return b;
+}
+
+// A section header, one Ethernet interface (LINKTYPE_ETHERNET 1) and one
+// enhanced packet block of a 60-byte frame followed by `options`.
+Bytes OneFrameCapture(const Bytes& options) {
+  Bytes out = Block(0x0A0D0D0A, {0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                 0xff, 0xff, 0xff});
+  const Bytes idb = Block(1, {1, 0, 0, 0, 0, 0, 0, 0});
+  out.insert(out.end(), idb.begin(), idb.end());
+  // interface 0, timestamp 0, captured = original = 60 bytes.
+  Bytes epb = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 60, 0, 0, 0};
+  epb.resize(epb.size() + 60, 0);
+  epb.insert(epb.end(), options.begin(), options.end());
+  const Bytes block = Block(6, epb);
+  out.insert(out.end(), block.begin(), block.end());
+  return out;
+}
+
+TEST(TraceReader, AnOptionMustEndInsideItsBlock) {
+  // opt_comment (code 1) of 8 bytes, all of them in the block: read and
+  // ignored (not an offlab comment).
+  const Bytes fits = {1, 0, 8, 0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'};
+  ASSERT_EQ(ParseTrace(OneFrameCapture(fits), "mem").size(), 1u);
+  // The same option claiming 8 bytes with 4 left before the block's
+  // trailing length: the reader must refuse it, not read the trailer (or
+  // beyond) as the option's value.
+  const Bytes runs_past = {1, 0, 8, 0, 'a', 'b', 'c', 'd'};
+  try {
+    ParseTrace(OneFrameCapture(runs_past), "mem");
+    ADD_FAILURE() << "an option running 4 bytes past its block was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("packet 1: option runs past its block"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace offlab::trace

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The input-size limits and their environment variables (docs/security.md):
+// a decimal count of bytes with an optional k/M/G (powers of 1024) suffix,
+// anything else refused with the variable named. Expected values are the
+// decimal arithmetic done by hand.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "offlab/net/error.h"
+#include "offlab/net/input_file.h"
+
+namespace offlab {
+namespace {
+
+// Sets one variable for the test's scope and removes it afterwards, also when
+// the test fails.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+TEST(InputLimit, DefaultsAre512MiBForCapturesAnd4MiBForYaml) {
+  unsetenv("OFFLAB_MAX_INPUT_BYTES");
+  unsetenv("OFFLAB_MAX_YAML_BYTES");
+  EXPECT_EQ(InputLimit(InputKind::kCapture), 536870912u);
+  EXPECT_EQ(InputLimit(InputKind::kYaml), 4194304u);
+}
+
+TEST(InputLimit, EveryDecimalDigitCounts) {
+  // Each digit 0-9 in its place: a digit read as another shifts the value.
+  {
+    ScopedEnv e("OFFLAB_MAX_YAML_BYTES", "1234567890");
+    EXPECT_EQ(InputLimit(InputKind::kYaml), 1234567890u);
+  }
+  {
+    ScopedEnv e("OFFLAB_MAX_INPUT_BYTES", "9");
+    EXPECT_EQ(InputLimit(InputKind::kCapture), 9u);
+  }
+  {
+    ScopedEnv e("OFFLAB_MAX_YAML_BYTES", "100");
+    EXPECT_EQ(InputLimit(InputKind::kYaml), 100u);
+  }
+}
+
+TEST(InputLimit, SuffixesArePowersOf1024EitherCase) {
+  {
+    ScopedEnv e("OFFLAB_MAX_YAML_BYTES", "3k");
+    EXPECT_EQ(InputLimit(InputKind::kYaml), 3072u);
+  }
+  {
+    ScopedEnv e("OFFLAB_MAX_YAML_BYTES", "5M");
+    EXPECT_EQ(InputLimit(InputKind::kYaml), 5242880u);
+  }
+  {
+    ScopedEnv e("OFFLAB_MAX_INPUT_BYTES", "2g");
+    EXPECT_EQ(InputLimit(InputKind::kCapture), 2147483648u);
+  }
+}
+
+TEST(InputLimit, MalformedValuesAreRefusedNamingTheVariable) {
+  for (const char* bad : {"0", "0k", "12x", "-5", "1.5M", "k", "1234567890123", " 7"}) {
+    ScopedEnv e("OFFLAB_MAX_INPUT_BYTES", bad);
+    try {
+      InputLimit(InputKind::kCapture);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& err) {
+      EXPECT_NE(std::string(err.what()).find("OFFLAB_MAX_INPUT_BYTES='"), std::string::npos)
+          << err.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace offlab
