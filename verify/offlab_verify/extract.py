@@ -299,10 +299,28 @@ def agree(results: list[State], what: str) -> State:
     return first
 
 
-def extract(cfg: Config, ops: tuple[str, ...] = DATAPATH_OPS) -> Extraction:
-    """Explores every abstract state reachable from the initial ones."""
+def step(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Packet | None, State]:
+    """One transition as the extraction records it: apply(), and a datapath
+    successor outside the proofs' premise marked (reported, not explored)."""
+    q, t = apply(op, p, s, cfg)
+    if t.phase == DATAPATH and not premise_holds(t):
+        t = evolve(t, v_premise=1)
+    return q, t
+
+
+def _keep(known: list[Witness], w: Witness) -> bool:
+    return len(known) < WITNESSES_PER_STATE or w.pinned
+
+
+def extract(
+    cfg: Config,
+    ops: tuple[str, ...] = DATAPATH_OPS,
+    extra: dict[State, list[Witness]] | None = None,
+) -> Extraction:
+    """Explores every abstract state reachable from the initial ones (`extra`:
+    pinned witnesses from witness files, added to the generated ones)."""
     ex = Extraction(cfg)
-    for s, ws in initial_witnesses().items():
+    for s, ws in initial_witnesses(extra).items():
         ex.init.add(s)
         ex.witnesses[s] = ws
         ex.parent[s] = (None, "receive")
@@ -323,7 +341,7 @@ def extend(
     for t, (ws, s, op) in arrivals.items():
         if t in ex.witnesses:
             continue
-        ex.witnesses[t] = ws[:WITNESSES_PER_STATE]
+        ex.witnesses[t] = [w for i, w in enumerate(ws) if i < WITNESSES_PER_STATE or w.pinned]
         ex.parent[t] = (s, op)
         queue.append(t)
     _explore(ex, queue, ops)
@@ -339,21 +357,20 @@ def _explore(ex: Extraction, queue: deque[State], ops: tuple[str, ...]) -> None:
             results = []
             outs = []
             for w in ex.witnesses[s]:
-                q, t = apply(op, w.packet, s, cfg)
+                # A successor outside the premise is reported, not explored:
+                # the properties are proved under the premise.
+                q, t = step(op, w.packet, s, cfg)
                 results.append(t)
                 outs.append((q, w))
             t = agree(results, f"{op} from [{s.describe()}]")
-            if t.phase == DATAPATH and not premise_holds(t):
-                # Reported, not explored: the properties are proved under the premise.
-                t = evolve(t, v_premise=1)
             ex.trans[(s, op)] = t
             if t.phase != DATAPATH:
                 continue
             known = ex.witnesses.setdefault(t, [])
             fresh = not known
             for q, w in outs:
-                if q is not None and len(known) < WITNESSES_PER_STATE:
-                    known.append(Witness(q, w.origin, (*w.ops, op)))
+                if q is not None and _keep(known, w):
+                    known.append(Witness(q, w.origin, (*w.ops, op), w.pinned))
             if fresh:
                 ex.parent[t] = (s, op)
                 queue.append(t)

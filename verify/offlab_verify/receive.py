@@ -49,8 +49,11 @@ def arriving(w: WireFrame) -> State:
     )
 
 
-def arriving_witnesses() -> dict[State, list[Witness]]:
-    """Every witness frame from the wire (a guest's TSO packets never are)."""
+def arriving_witnesses(
+    extra: dict[State, list[Witness]] | None = None,
+) -> dict[State, list[Witness]]:
+    """Every witness frame from the wire (a guest's TSO packets never are),
+    and the pinned ones `extra` (witness files) after them."""
     out: dict[State, list[Witness]] = {}
     for w in frames():
         if w.segsz:
@@ -58,6 +61,8 @@ def arriving_witnesses() -> dict[State, list[Witness]]:
         ws = out.setdefault(arriving(w), [])
         if len(ws) < WITNESSES_PER_STATE:
             ws.append(Witness(offlab.Packet(w.frame), w.frame, ()))
+    for s, ws in (extra or {}).items():
+        out.setdefault(s, []).extend(ws)
     return out
 
 
@@ -159,6 +164,17 @@ def apply_rx(
     return merged, evolve(_received(merged, s), v_merge=int(wrong))
 
 
+def rx_step(
+    op: str, w: Witness, s: State, profile: offlab.NicProfile
+) -> tuple[offlab.Packet | None, State]:
+    """One receive transition as the extraction records it (apply_rx, and a
+    successor outside the proofs' premise marked)."""
+    q, t = apply_rx(op, w, s, profile)
+    if t.phase == DATAPATH and not premise_holds(t):
+        t = evolve(t, v_premise=1)
+    return q, t
+
+
 def extract_receive(
     ex: Extraction, profile: offlab.NicProfile, arrivals: dict[State, list[Witness]]
 ) -> dict[tuple[State, str], State]:
@@ -173,14 +189,12 @@ def extract_receive(
         for op in RX_OPS:
             if not enabled(op, s, profile):
                 continue
-            outs = [apply_rx(op, w, s, profile) for w in ws]
+            outs = [rx_step(op, w, s, profile) for w in ws]
             t = agree([t for _, t in outs], f"{op}[{profile.name}] from [{s.describe()}]")
-            if t.phase == DATAPATH and not premise_holds(t):
-                t = evolve(t, v_premise=1)
             edges[(s, op)] = t
             if t.phase == DATAPATH and not t.v_premise and t not in ex.witnesses:
                 got = fresh.setdefault(t, ([], s, op))[0]
-                got.extend(Witness(q, w.origin, (op,)) for (q, _), w in zip(outs, ws, strict=True)
+                got.extend(Witness(q, w.origin, (op,), w.pinned) for (q, _), w in zip(outs, ws, strict=True)
                            if q is not None)  # fmt: skip
     extend(ex, fresh)
     return edges

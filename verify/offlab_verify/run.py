@@ -19,6 +19,8 @@ from .extract import VNET_DRIVERS, Config, extract, extract_send
 from .properties import PROPERTIES
 from .prove import BadCache, Result, prove_all
 from .receive import arriving_witnesses, extract_receive
+from .relation import setting_dict
+from .witness_files import load_witnesses
 
 
 def load_profiles(names: list[str] | None) -> list[offlab.NicProfile]:
@@ -52,17 +54,27 @@ def _send_key(prof: offlab.NicProfile) -> tuple:
 
 
 def user_job(
-    csum: bool, names: list[str] | None, inject: list[str], out: str, timeout_ms: int, method: str
-) -> tuple[dict, list[Result], list[str]]:
+    csum: bool,
+    names: list[str] | None,
+    inject: list[str],
+    out: str,
+    timeout_ms: int,
+    method: str,
+    witness_paths: tuple[str, ...] = (),
+    export: bool = False,
+) -> tuple[dict, list[Result], list[str], dict | None]:
     """Extracts the userspace relation for one checksum setting with the
-    seeded bugs `inject` on, proves every property for every profile and
-    writes each counterexample. Returns (coverage, results, files written)."""
+    seeded bugs `inject` on (and the pinned witnesses of the corpus and of
+    `witness_paths`), proves every property for every profile and writes
+    each counterexample. Returns (coverage, results, files written, the
+    relation as relation.setting_dict when `export`)."""
     cfg = Config(csum=csum)
     offlab.clear_faults()
     try:
         for bug in inject:
             offlab.enable_fault(bug)
-        ex = extract(cfg)
+        pinned, pinned_arriving = load_witnesses(list(witness_paths))
+        ex = extract(cfg, extra=pinned)
         coverage = {
             "config": cfg.name,
             "initial_states": len(ex.init),
@@ -76,20 +88,22 @@ def user_job(
         profs = load_profiles(names)
         # Receive first: it may reach datapath states the extraction has not
         # explored, and those need send transitions too.
-        arrivals = arriving_witnesses()
+        arrivals = arriving_witnesses(pinned_arriving)
         rx = {p.name: extract_receive(ex, p, arrivals) for p in profs}
         coverage["states"] = len(ex.states())
         coverage["transitions"] = len(ex.trans)
         coverage["arriving_states"] = len(arrivals)
         coverage["receive_transitions"] = {n: len(e) for n, e in rx.items()}
         sends: dict[tuple, dict] = {}
+        own: dict[str, dict] = {}  # per profile: its receive and send transitions
         for prof in profs:
             key = _send_key(prof)
             if key not in sends:
                 sends[key] = extract_send(ex, prof)
+            own[prof.name] = dict(rx[prof.name])
+            own[prof.name].update({(s, "send"): t for s, t in sends[key].items()})
             edges = dict(ex.trans)
-            edges.update(rx[prof.name])
-            edges.update({(s, "send"): t for s, t in sends[key].items()})
+            edges.update(own[prof.name])
             init = ex.init | set(arrivals)
             for r in prove_all(
                 init, edges, PROPERTIES, prof.name, cfg.name, timeout_ms, method, cache
@@ -110,7 +124,8 @@ def user_job(
                     write_pcapng(path, steps, meta)
                     written.append(path)
                     r.counterexample = path
-        return coverage, results, written
+        relation = setting_dict(ex, set(arrivals), own) if export else None
+        return coverage, results, written, relation
     finally:
         offlab.clear_faults()
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import offlab
 from offlab import Csum, Level
 
-from .abstraction import BAD, GOOD, PARTIAL, UNKNOWN, State, abstract
+from .abstraction import BAD, GOOD, PARTIAL, UNKNOWN, State, abstract, facts
 
 WITNESSES_PER_STATE = 4
 ST = {
@@ -29,6 +29,9 @@ class Witness:
     packet: offlab.Packet
     origin: bytes  # the frame as received
     ops: tuple[str, ...]  # operations applied since
+    # From a witness file (a conformance fuzzer's find): kept, and followed
+    # through every operation, beyond WITNESSES_PER_STATE.
+    pinned: bool = False
 
 
 def _fold(s: int) -> int:
@@ -189,37 +192,67 @@ def ghost_of(w: WireFrame, ip_st: int, l4_st: int) -> State:
     )
 
 
-def initial_witnesses() -> dict[State, list[Witness]]:
-    """Packets as the datapath receives them, with every truthful status claim."""
+def claims(w: WireFrame) -> list[tuple[int, int]]:
+    """The (outer) IP and L4 status claims a receiver may hand over with the frame."""
+    if w.encap:
+        # Outer statuses from an honest NIC (OVS keeps no inner status on
+        # receive); a NIC may also flag a header bad whose bytes verify:
+        # OVS must still not accept it (c852a8c76).
+        l4_choices = _truthful(w.l4_ok) if w.tunnel != "gre" else [UNKNOWN]
+        ip_choices = _truthful(w.ip_ok) + ([BAD] if w.ip_ok else [])
+    elif w.ipv6:
+        ip_choices, l4_choices = [UNKNOWN], _truthful(w.l4_ok)
+    else:
+        ip_choices, l4_choices = _truthful(w.ip_ok), _truthful(w.l4_ok)
+    # Premise: a TSO packet's L4 is partial and its IP header trusted.
+    return [
+        (ip_st, l4_st)
+        for ip_st, l4_st in itertools.product(ip_choices, l4_choices)
+        if not w.segsz or (l4_st == PARTIAL and ip_st in (GOOD, PARTIAL))
+    ]
+
+
+def received(w: WireFrame, ip_st: int, l4_st: int) -> tuple[offlab.Packet, State]:
+    """The frame as the datapath receives it with these claims, and its state
+    (as received: nothing parsed yet, so the first parse decides the protocol)."""
+    p = offlab.Packet(w.frame)
+    if not w.ipv6:
+        p.offloads.set_status(Level.OUTER, Csum.IP, ST[ip_st])
+    p.offloads.set_status(Level.OUTER, Csum.L4, ST[l4_st])
+    if w.segsz:
+        p.tso_segsz = w.segsz
+    return p, abstract(p, ghost_of(w, ip_st, l4_st), w.encap, 0)
+
+
+def wire_frame(frame: bytes, encap: int, segsz: int = 0, tunnel: str = "") -> WireFrame:
+    """A frame's WireFrame, what is wrong in it read by the independent dissector."""
+    f = facts(frame)
+    depth = 1 if encap else 0
+    return WireFrame(
+        frame,
+        encap,
+        6 if f.transport[depth] == 1 else 17,
+        f.ipv6[depth],
+        f.ok.get(("ip", 0), True),
+        f.ok.get(("l4", 0), True),
+        f.ok.get(("l4", 1), True) if encap else True,
+        segsz=segsz,
+        tunnel=tunnel,
+    )
+
+
+def initial_witnesses(
+    extra: dict[State, list[Witness]] | None = None,
+) -> dict[State, list[Witness]]:
+    """Packets as the datapath receives them, with every truthful status claim;
+    and the pinned witnesses `extra` (witness files), after the generated ones."""
     out: dict[State, list[Witness]] = {}
-
-    def add(p: offlab.Packet, origin: bytes, ghost: State, encap: int) -> None:
-        # As received: nothing parsed yet, so the first parse decides the protocol.
-        s = abstract(p, ghost, encap, 0)
-        lst = out.setdefault(s, [])
-        if len(lst) < WITNESSES_PER_STATE:
-            lst.append(Witness(p, origin, ()))
-
     for w in frames():
-        if w.encap:
-            # Outer statuses from an honest NIC (OVS keeps no inner status on
-            # receive); a NIC may also flag a header bad whose bytes verify:
-            # OVS must still not accept it (c852a8c76).
-            l4_choices = _truthful(w.l4_ok) if w.tunnel != "gre" else [UNKNOWN]
-            ip_choices = _truthful(w.ip_ok) + ([BAD] if w.ip_ok else [])
-        elif w.ipv6:
-            ip_choices, l4_choices = [UNKNOWN], _truthful(w.l4_ok)
-        else:
-            ip_choices, l4_choices = _truthful(w.ip_ok), _truthful(w.l4_ok)
-        for ip_st, l4_st in itertools.product(ip_choices, l4_choices):
-            # Premise: a TSO packet's L4 is partial and its IP header trusted.
-            if w.segsz and (l4_st != PARTIAL or ip_st not in (GOOD, PARTIAL)):
-                continue
-            p = offlab.Packet(w.frame)
-            if not w.ipv6:
-                p.offloads.set_status(Level.OUTER, Csum.IP, ST[ip_st])
-            p.offloads.set_status(Level.OUTER, Csum.L4, ST[l4_st])
-            if w.segsz:
-                p.tso_segsz = w.segsz
-            add(p, w.frame, ghost_of(w, ip_st, l4_st), w.encap)
+        for ip_st, l4_st in claims(w):
+            p, s = received(w, ip_st, l4_st)
+            lst = out.setdefault(s, [])
+            if len(lst) < WITNESSES_PER_STATE:
+                lst.append(Witness(p, w.frame, ()))
+    for s, ws in (extra or {}).items():
+        out.setdefault(s, []).extend(ws)
     return out

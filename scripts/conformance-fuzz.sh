@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Conformance fuzzing of offlab verify's abstraction (docs/verification.md):
+# exports the relation `offlab verify` extracts, then runs the atheris fuzzer
+# against it for SECONDS. With a sanitizer build of the core module
+# (build-fuzz, configured by scripts/test.sh with -DOFFLAB_BUILD_PYTHON=ON:
+# ASan+UBSan and -fsanitize=fuzzer-no-link) it runs that module under atheris'
+# asan_with_fuzzer.so, so libFuzzer sees the core's comparisons too
+# (-use_value_profile=1); without one, the installed module.
+#   usage: scripts/conformance-fuzz.sh [SECONDS] [--inject BUG]...
+# Exit status: 0 no finding, 1 "abstraction unsound" (witness written to
+# build/conformance/witnesses), 2 setup or verify failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+shift || true
+work=build/conformance
+rm -rf "$work/stage" "$work/corpus"
+mkdir -p "$work/witnesses" "$work/corpus"
+py=$PWD/.venv/bin/python
+
+# The relation, extracted with the installed (optimised) core: the sanitizer
+# build would take minutes for it.
+if ! .venv/bin/offlab verify --no-kernel --no-lemmas --jobs 2 "$@" --out "$work/verify-out" \
+     --export-relation "$work/relation.json" > "$work/verify.log" 2>&1; then
+  cat "$work/verify.log" >&2
+  echo "conformance-fuzz: offlab verify did not prove the relation it exported" >&2
+  exit 2
+fi
+
+env=()
+core=$(ls build-fuzz/python/_core.*.so 2>/dev/null | head -1 || true)
+if [ -n "$core" ]; then
+  # The package from this tree with the sanitizer core in it.
+  site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  mkdir -p "$work/stage"
+  cp -r "$site/offlab" "$work/stage/offlab"
+  rm -f "$work/stage/offlab"/_core.*.so
+  cp "$core" "$work/stage/offlab/"
+  cp -r verify/offlab_verify "$work/stage/offlab_verify"
+  # atheris README, "Using Sanitizers": preload its ASan runtime with libFuzzer;
+  # the interpreter's own leaks are not the core's.
+  env=(LD_PRELOAD="$site/asan_with_fuzzer.so" PYTHONPATH="$PWD/$work/stage"
+       ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
+       UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
+  echo "conformance-fuzz: sanitizer core $core"
+else
+  echo "conformance-fuzz: no sanitizer core in build-fuzz/python; the installed core"
+fi
+env "${env[@]}" "$py" fuzz/conformance_fuzz.py --relation "$work/relation.json" \
+  --witness-out "$work/witnesses" -max_total_time="$seconds" -use_value_profile=1 \
+  -max_len=512 -timeout=30 "$work/corpus"
