@@ -64,18 +64,23 @@ def test_errors_are_offlab_errors() -> None:
 
 
 def test_faults_list_names_the_fixing_project_and_commit() -> None:
-    # Eight historical OVS bugs and one DPDK driver bug (Bugzilla 1406).
+    # Eight historical OVS bugs, one DPDK driver bug (Bugzilla 1406) and one
+    # seeded by offlab for the conformance fuzzer, with no fixing commit.
     names = offlab.fault_names()
-    assert len(names) == len(set(names)) == 9
-    assert [n for n in names if offlab.fault_project(n) != "OVS"] == ["intel-outer-udp-unseeded"]
-    assert offlab.fault_project("intel-outer-udp-unseeded") == "DPDK"
+    assert len(names) == len(set(names)) == 10
+    assert {n: offlab.fault_project(n) for n in names if offlab.fault_project(n) != "OVS"} == {
+        "intel-outer-udp-unseeded": "DPDK",
+        "tcp-zero-csum-taken-as-absent": "seeded",
+    }
     assert offlab.fault_commit("intel-outer-udp-unseeded") == "f876dbef0809"
+    assert offlab.fault_commit("tcp-zero-csum-taken-as-absent") == "-"
     r = subprocess.run([*OFFLAB, "faults"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert [line.split()[0] for line in lines] == names
-    assert lines[-1].split() == ["intel-outer-udp-unseeded", "DPDK", "f876dbef0809"]
-    assert all(line.split()[1] == "OVS" for line in lines[:-1])
+    assert lines[-2].split() == ["intel-outer-udp-unseeded", "DPDK", "f876dbef0809"]
+    assert lines[-1].split() == ["tcp-zero-csum-taken-as-absent", "seeded", "-"]
+    assert all(line.split()[1] == "OVS" for line in lines[:-2])
 
 
 def test_scapy_round_trip() -> None:

@@ -36,9 +36,15 @@ enum class Fault : uint8_t {
   // sum, so hardware that adds the segment to the field (E810) sent a wrong
   // outer UDP checksum over OVS's placeholder.
   kIntelOuterUdpUnseeded,
+  // Not historical: seeded for the conformance fuzzer (docs/verification.md).
+  // UDP's "a checksum of 0 means none" (RFC 768) applied to TCP, whose
+  // checksum is mandatory (RFC 9293 section 3.1) and may be 0x0000: an
+  // incremental update of a TCP checksum that is 0x0000 is skipped, leaving
+  // it stale. Only packets whose TCP checksum happens to be 0 show it.
+  kTcpZeroCsumTakenAsAbsent,
 };
 
-constexpr int kNumFaults = 9;
+constexpr int kNumFaults = 10;
 
 // Stable names used by the CLI and the verifier, e.g. "recirc-resets-inner-offsets".
 const char* FaultName(Fault f);
