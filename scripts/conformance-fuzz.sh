@@ -2,7 +2,7 @@
 # Conformance fuzzing of offlab verify's abstraction (docs/verification.md):
 # exports the relation `offlab verify` extracts, then runs the atheris fuzzer
 # against it for SECONDS. With a sanitizer build of the core module
-# (build-fuzz, configured by scripts/test.sh with -DOFFLAB_BUILD_PYTHON=ON:
+# (build-fuzz/python/offlab, configured by scripts/test.sh with -DOFFLAB_BUILD_PYTHON=ON:
 # ASan+UBSan and -fsanitize=fuzzer-no-link) it runs that module under atheris'
 # asan_with_fuzzer.so, so libFuzzer sees the core's comparisons too
 # (-use_value_profile=1); without one, the installed module.
@@ -29,15 +29,17 @@ if ! .venv/bin/offlab verify --no-kernel --no-lemmas --jobs 2 "$@" --out "$work/
 fi
 
 env=()
-core=$(ls build-fuzz/python/_core.*.so 2>/dev/null | head -1 || true)
+fuzz_build=${OFFLAB_FUZZ_BUILD:-build-fuzz}
+core=$(ls "$fuzz_build"/python/offlab/_core.*.so 2>/dev/null | head -1 || true)
 if [ -n "$core" ]; then
-  # The package from this tree with the sanitizer core in it.
+  # The installed packages (those that exported the relation), with the
+  # sanitizer core in place of the optimised one.
   site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   mkdir -p "$work/stage"
   cp -r "$site/offlab" "$work/stage/offlab"
   rm -f "$work/stage/offlab"/_core.*.so
   cp "$core" "$work/stage/offlab/"
-  cp -r verify/offlab_verify "$work/stage/offlab_verify"
+  cp -r "$site/offlab_verify" "$work/stage/offlab_verify"
   # atheris README, "Using Sanitizers": preload its ASan runtime with libFuzzer;
   # the interpreter's own leaks are not the core's.
   env=(LD_PRELOAD="$site/asan_with_fuzzer.so" PYTHONPATH="$PWD/$work/stage"
@@ -45,7 +47,7 @@ if [ -n "$core" ]; then
        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
   echo "conformance-fuzz: sanitizer core $core"
 else
-  echo "conformance-fuzz: no sanitizer core in build-fuzz/python; the installed core"
+  echo "conformance-fuzz: no sanitizer core in $fuzz_build/python/offlab; the installed core"
 fi
 env "${env[@]}" "$py" fuzz/conformance_fuzz.py --relation "$work/relation.json" \
   --witness-out "$work/witnesses" -max_total_time="$seconds" -use_value_profile=1 \

@@ -28,8 +28,13 @@ mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'sim/*.h' 'sim/*.c
 run "clang-format" clang-format --dry-run --Werror "${cxx[@]}"
 
 step "Fuzzing every libFuzzer target in fuzz/ (${FUZZ_SECONDS}s each, ASan+UBSan)"
+# The core module too (offlab._core with ASan+UBSan and fuzzer-no-link), for
+# the conformance fuzzer below.
+pybind11_dir=$(.venv/bin/python -m pybind11 --cmakedir)
 if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFFLAB_SANITIZE=ON \
-     -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_BUILD_SIM=OFF -DOFFLAB_WERROR=ON >/dev/null \
+     -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_BUILD_SIM=OFF -DOFFLAB_WERROR=ON \
+     -DOFFLAB_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PWD/.venv/bin/python" \
+     -Dpybind11_DIR="$pybind11_dir" >/dev/null \
    && cmake --build build-fuzz >/dev/null; then
   for target in build-fuzz/fuzz/*_fuzz; do
     name=$(basename "$target")
@@ -49,6 +54,14 @@ if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFF
   done
 else
   echo "FAILED: fuzz build"; failed+=("fuzz build")
+fi
+
+step "Conformance fuzzing of offlab verify's abstraction (${FUZZ_SECONDS}s, atheris)"
+if ./scripts/conformance-fuzz.sh "$FUZZ_SECONDS" > build/conformance-fuzz.log 2>&1; then
+  echo "ok: conformance fuzz ($(grep -o 'Done [0-9]* runs' build/conformance-fuzz.log), no finding)"
+else
+  tail -20 build/conformance-fuzz.log
+  echo "FAILED: conformance fuzz"; failed+=("conformance fuzz")
 fi
 
 echo

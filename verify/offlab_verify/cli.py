@@ -20,9 +20,9 @@ from .kernel.report import kernel_report, kernel_view_of
 from .kernel.run import kernel_collect, kernel_work, write_counterexamples
 from .properties import PROPERTIES
 from .prove import METHODS, Result
-from .witness_files import load_witnesses
 from .relation import write_relation
 from .run import default_workers, kernel_job, lemmas_job, load_profiles, run_jobs, user_job
+from .witness_files import load_witnesses
 
 EXIT_CODES = """exit status:
   0   every gating property and lemma proved (kernel: at most through a
@@ -163,9 +163,17 @@ def verify(
     work: list = [
         (
             user_job,
-            (c, profiles, list(inject), out, timeout_ms, method, tuple(witnesses),
-             export_relation is not None),
-        )  # fmt: skip
+            (
+                c,
+                profiles,
+                list(inject),
+                out,
+                timeout_ms,
+                method,
+                tuple(witnesses),
+                export_relation is not None,
+            ),
+        )
         for c in settings
     ]
     if lemmas:

@@ -194,7 +194,10 @@ def extract_receive(
             edges[(s, op)] = t
             if t.phase == DATAPATH and not t.v_premise and t not in ex.witnesses:
                 got = fresh.setdefault(t, ([], s, op))[0]
-                got.extend(Witness(q, w.origin, (op,), w.pinned) for (q, _), w in zip(outs, ws, strict=True)
-                           if q is not None)  # fmt: skip
+                got.extend(
+                    Witness(q, w.origin, (op,), w.pinned)
+                    for (q, _), w in zip(outs, ws, strict=True)
+                    if q is not None
+                )
     extend(ex, fresh)
     return edges

@@ -183,4 +183,3 @@ def decode(data: bytes, n_settings: int, n_profiles: int) -> Case:
     claim = choices[pick % len(choices)] if choices else (0, 0)
     ops = tuple(r.take(r.u8() % (MAX_OPS + 1)))
     return Case(setting, profile, start, w, claim, ops, n, outer_csum)
-

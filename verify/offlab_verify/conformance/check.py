@@ -124,4 +124,3 @@ def write_witness(f: Finding, folder: str, faults: list[str]) -> str:
     }
     trace_format.write(path, to_records(f.steps, header))
     return path
-

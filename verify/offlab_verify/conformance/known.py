@@ -41,8 +41,7 @@ def _partial_bytes(f: Finding) -> bool:
     if not d or f.expected is None or not d <= _OK_STATUS.keys():
         return False
     return all(
-        getattr(f.after, _OK_STATUS[k]) == PARTIAL == getattr(f.expected, _OK_STATUS[k])
-        for k in d
+        getattr(f.after, _OK_STATUS[k]) == PARTIAL == getattr(f.expected, _OK_STATUS[k]) for k in d
     )
 
 
