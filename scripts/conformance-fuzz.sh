@@ -40,9 +40,12 @@ if [ -n "$core" ]; then
   rm -f "$work/stage/offlab"/_core.*.so
   cp "$core" "$work/stage/offlab/"
   cp -r "$site/offlab_verify" "$work/stage/offlab_verify"
-  # atheris README, "Using Sanitizers": preload its ASan runtime with libFuzzer;
-  # the interpreter's own leaks are not the core's.
-  env=(LD_PRELOAD="$site/asan_with_fuzzer.so" PYTHONPATH="$PWD/$work/stage"
+  # atheris README, "Using Sanitizers": preload its ASan runtime with libFuzzer
+  # (and the UBSan C++ stubs it lacks, fuzz/conformance_ubsan_shim.c); the
+  # interpreter's own leaks are not the core's.
+  clang -shared -fPIC -O1 -o "$work/stage/ubsan_shim.so" fuzz/conformance_ubsan_shim.c
+  env=(LD_PRELOAD="$site/asan_with_fuzzer.so $PWD/$work/stage/ubsan_shim.so"
+       PYTHONPATH="$PWD/$work/stage"
        ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
   echo "conformance-fuzz: sanitizer core $core"
@@ -51,4 +54,4 @@ else
 fi
 env "${env[@]}" "$py" fuzz/conformance_fuzz.py --relation "$work/relation.json" \
   --witness-out "$work/witnesses" -max_total_time="$seconds" -use_value_profile=1 \
-  -max_len=512 -timeout=30 "$work/corpus"
+  -max_len=512 -len_control=0 -timeout=30 "$work/corpus"

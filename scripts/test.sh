@@ -24,7 +24,7 @@ run "ruff" .venv/bin/ruff check python tests/python verify bench
 # Security lint (docs/security.md): medium severity and up; each remaining finding is
 # justified inline with `# nosec`.
 run "bandit" .venv/bin/bandit -q -ll -r python verify bench -x python/offlab/_core
-mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'sim/*.h' 'sim/*.cc' 'tests/cpp/*.cc' 'bench/*.cc' 'fuzz/*.cc' 'python/bindings/*.cc' 'hw-replay/*.cc' 'hw-replay/*.h')
+mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'sim/*.h' 'sim/*.cc' 'tests/cpp/*.cc' 'bench/*.cc' 'fuzz/*.cc' 'fuzz/*.c' 'python/bindings/*.cc' 'hw-replay/*.cc' 'hw-replay/*.h')
 run "clang-format" clang-format --dry-run --Werror "${cxx[@]}"
 
 step "Fuzzing every libFuzzer target in fuzz/ (${FUZZ_SECONDS}s each, ASan+UBSan)"
