@@ -133,7 +133,8 @@ def test_fuzzer_finds_the_seeded_bug_that_verify_proves_away(
     t0 = time.monotonic()
     r = subprocess.run(
         [sys.executable, str(FUZZER), "--relation", str(relation), "--witness-out", str(out),
-         "-max_total_time=60", "-use_value_profile=1", "-seed=1", "-max_len=512"],
+         "-max_total_time=60", "-use_value_profile=1", "-seed=1", "-max_len=512",
+         "-len_control=0"],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     took = time.monotonic() - t0

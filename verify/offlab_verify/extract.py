@@ -308,8 +308,21 @@ def step(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Packe
     return q, t
 
 
-def _keep(known: list[Witness], w: Witness) -> bool:
-    return len(known) < WITNESSES_PER_STATE or w.pinned
+# Pinned witnesses one state keeps at most (distinct packets).
+PINNED_PER_STATE = 64
+
+
+def _same(a: offlab.Packet, b: offlab.Packet) -> bool:
+    return a.bytes() == b.bytes() and a.offloads.word == b.offloads.word and (
+        a.tso_segsz == b.tso_segsz
+    )
+
+
+def _new_pinned(known: list[Witness], w: Witness) -> bool:
+    """Whether pinned `w` is a packet the state does not have yet (and has room for):
+    a state it reaches again (a cycle, a second path) is not explored again for it."""
+    pinned = [k for k in known if k.pinned]
+    return len(pinned) < PINNED_PER_STATE and not any(_same(k.packet, w.packet) for k in pinned)
 
 
 def extract(
@@ -340,6 +353,12 @@ def extend(
     queue: deque[State] = deque()
     for t, (ws, s, op) in arrivals.items():
         if t in ex.witnesses:
+            # Explored already: again only for pinned witnesses new to it.
+            known = ex.witnesses[t]
+            added = [w for w in ws if w.pinned and _new_pinned(known, w)]
+            known.extend(added)
+            if added:
+                queue.append(t)
             continue
         ex.witnesses[t] = [w for i, w in enumerate(ws) if i < WITNESSES_PER_STATE or w.pinned]
         ex.parent[t] = (s, op)
@@ -368,11 +387,23 @@ def _explore(ex: Extraction, queue: deque[State], ops: tuple[str, ...]) -> None:
                 continue
             known = ex.witnesses.setdefault(t, [])
             fresh = not known
+            again = False
             for q, w in outs:
-                if q is not None and _keep(known, w):
-                    known.append(Witness(q, w.origin, (*w.ops, op), w.pinned))
+                if q is None:
+                    continue
+                nw = Witness(q, w.origin, (*w.ops, op), w.pinned)
+                if w.pinned:
+                    # Followed everywhere: a state explored before runs its
+                    # operations again with the pinned witness among its own.
+                    if _new_pinned(known, nw):
+                        known.append(nw)
+                        again = not fresh
+                elif len(known) < WITNESSES_PER_STATE:
+                    known.append(nw)
             if fresh:
                 ex.parent[t] = (s, op)
+                queue.append(t)
+            elif again and t not in queue:
                 queue.append(t)
 
 

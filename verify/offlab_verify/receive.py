@@ -192,7 +192,8 @@ def extract_receive(
             outs = [rx_step(op, w, s, profile) for w in ws]
             t = agree([t for _, t in outs], f"{op}[{profile.name}] from [{s.describe()}]")
             edges[(s, op)] = t
-            if t.phase == DATAPATH and not t.v_premise and t not in ex.witnesses:
+            # New states, and pinned witnesses for states explored before (extend).
+            if t.phase == DATAPATH and not t.v_premise:
                 got = fresh.setdefault(t, ([], s, op))[0]
                 got.extend(
                     Witness(q, w.origin, (op,), w.pinned)
