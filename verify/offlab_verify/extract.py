@@ -313,8 +313,8 @@ PINNED_PER_STATE = 64
 
 
 def _same(a: offlab.Packet, b: offlab.Packet) -> bool:
-    return a.bytes() == b.bytes() and a.offloads.word == b.offloads.word and (
-        a.tso_segsz == b.tso_segsz
+    return (
+        a.bytes() == b.bytes() and a.offloads.word == b.offloads.word and a.tso_segsz == b.tso_segsz
     )
 
 
