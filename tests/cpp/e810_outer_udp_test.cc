@@ -196,16 +196,18 @@ TEST(E810OuterUdpFault, AffectsOnlyNicsThatNeedTheSeed) {
 }
 
 TEST(E810OuterUdpFault, IsRegisteredWithTheDpdkFix) {
-  EXPECT_EQ(kNumFaults, 9);
-  EXPECT_EQ(AllFaults().size(), 9u);
+  // Nine historical faults and one seeded for the conformance fuzzer.
+  EXPECT_EQ(kNumFaults, 10);
+  EXPECT_EQ(AllFaults().size(), 10u);
   std::set<std::string> names;
   for (Fault f : AllFaults()) {
     names.insert(FaultName(f));
     EXPECT_EQ(FaultFromName(FaultName(f)), f);
     const std::string project = FaultProject(f);
-    EXPECT_TRUE(project == "OVS" || project == "DPDK") << project;
+    EXPECT_TRUE(project == "OVS" || project == "DPDK" || project == "seeded") << project;
   }
-  EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(names.size(), 10u);
+  EXPECT_STREQ(FaultProject(Fault::kTcpZeroCsumTakenAsAbsent), "seeded");
   Fault f = FaultFromName("intel-outer-udp-unseeded");
   EXPECT_EQ(f, Fault::kIntelOuterUdpUnseeded);
   EXPECT_STREQ(FaultCommit(f), "f876dbef0809");
