@@ -45,7 +45,8 @@ def witness_meta(start: str, encap: int, claims: tuple[int, int], segsz: int) ->
 
 def _files(paths: list[str]) -> list[Path]:
     out: list[Path] = []
-    for p in [str(CORPUS), *paths]:
+    corpus = [str(CORPUS)] if CORPUS.is_dir() else []  # absent from a stripped install
+    for p in [*corpus, *paths]:
         path = Path(p)
         if path.is_dir():
             out.extend(sorted(f for f in path.iterdir() if f.suffix in SUFFIXES))
