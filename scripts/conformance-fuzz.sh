@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Conformance fuzzing of offlab verify's abstraction (docs/verification.md):
 # exports the relation `offlab verify` extracts, then runs the atheris fuzzer
-# against it for SECONDS. With a sanitizer build of the core module
-# (build-fuzz/python/offlab, configured by scripts/test.sh with -DOFFLAB_BUILD_PYTHON=ON:
-# ASan+UBSan and -fsanitize=fuzzer-no-link) it runs that module under atheris'
+# against it for SECONDS with the installed core module (.venv). With
+# OFFLAB_CONFORMANCE_SANITIZE=1 it runs the sanitizer build of the core module
+# instead (build-fuzz/python/offlab, or $OFFLAB_FUZZ_BUILD/python/offlab:
+# ASan+UBSan and -fsanitize=fuzzer-no-link, built by
+# `OFFLAB_CONFORMANCE_SANITIZE=1 scripts/test.sh`) under atheris'
 # asan_with_fuzzer.so, so libFuzzer sees the core's comparisons too
-# (-use_value_profile=1); without one, the installed module.
-#   usage: scripts/conformance-fuzz.sh [SECONDS] [--inject BUG]...
+# (-use_value_profile=1).
+#   usage: [OFFLAB_CONFORMANCE_SANITIZE=1] scripts/conformance-fuzz.sh [SECONDS] [--inject BUG]...
 # Exit status: 0 no finding, 1 "abstraction unsound" (witness written to
 # build/conformance/witnesses), 2 setup or verify failed.
 set -euo pipefail
@@ -29,8 +31,16 @@ if ! .venv/bin/offlab verify --no-kernel --no-lemmas --jobs 2 "$@" --out "$work/
 fi
 
 env=()
-fuzz_build=${OFFLAB_FUZZ_BUILD:-build-fuzz}
-core=$(ls "$fuzz_build"/python/offlab/_core.*.so 2>/dev/null | head -1 || true)
+core=""
+if [ "${OFFLAB_CONFORMANCE_SANITIZE:-0}" = 1 ]; then
+  fuzz_build=${OFFLAB_FUZZ_BUILD:-build-fuzz}
+  core=$(ls "$fuzz_build"/python/offlab/_core.*.so 2>/dev/null | head -1 || true)
+  if [ -z "$core" ]; then
+    echo "conformance-fuzz: OFFLAB_CONFORMANCE_SANITIZE=1 but no sanitizer core in" \
+         "$fuzz_build/python/offlab (build it: OFFLAB_CONFORMANCE_SANITIZE=1 scripts/test.sh)" >&2
+    exit 2
+  fi
+fi
 if [ -n "$core" ]; then
   # The installed packages (those that exported the relation), with the
   # sanitizer core in place of the optimised one.
@@ -50,7 +60,7 @@ if [ -n "$core" ]; then
        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
   echo "conformance-fuzz: sanitizer core $core"
 else
-  echo "conformance-fuzz: no sanitizer core in $fuzz_build/python/offlab; the installed core"
+  echo "conformance-fuzz: the installed core (OFFLAB_CONFORMANCE_SANITIZE=1: the sanitizer one)"
 fi
 env "${env[@]}" "$py" fuzz/conformance_fuzz.py --relation "$work/relation.json" \
   --witness-out "$work/witnesses" -max_total_time="$seconds" -use_value_profile=1 \

@@ -126,5 +126,23 @@ TEST(PacketBuffer, ConstructedPacketHasZeroedHeadroomAndTheBytes) {
   EXPECT_EQ(Bytes(front, front + 4), (Bytes{0, 0, 0, 0}));
 }
 
+TEST(PacketBuffer, AMovedFromPacketIsEmptyAndHasNoLayers) {
+  // A moved-from packet must not keep its old lengths over a buffer it no
+  // longer holds: its layer pointers would point past a null buffer
+  // (flow_rule_fuzz found a caller rewriting such a packet).
+  Packet p(FromHex("0a8f394fe0738abf7e2f05840800450000140000000000064356c0a87b02c0a87b01"));
+  p.l3_ofs = 14;
+  Packet q = std::move(p);
+  EXPECT_EQ(q.size(), 34u);
+  EXPECT_EQ(p.size(), 0u);  // NOLINT(bugprone-use-after-move): the state under test
+  EXPECT_EQ(p.l3(), nullptr);
+  EXPECT_FALSE(p.has_tail());
+  Packet r(FromHex("00"));
+  r = std::move(q);
+  EXPECT_EQ(r.size(), 34u);
+  EXPECT_EQ(q.size(), 0u);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(q.l3(), nullptr);
+}
+
 }  // namespace
 }  // namespace offlab

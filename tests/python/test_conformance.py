@@ -1,6 +1,8 @@
 """The conformance fuzzer of the verifier's abstraction: the exported relation,
-the checker on a hand-made case, and the seeded value-dependent bug that plain
-`offlab verify` proves away and the fuzzer finds (docs/verification.md,
+the checker on a hand-made case, the seeded value-dependent bug that
+`offlab verify` proves away from its random witnesses alone and the fuzzer
+finds, and the directed witnesses' ``op@corner`` transitions, which the
+exported relation holds and the checker accepts (docs/verification.md,
 "Conformance fuzzing")."""
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ import offlab
 
 pytest.importorskip("offlab_verify")
 
+from offlab_verify import corners
 from offlab_verify.abstraction import UNKNOWN
 from offlab_verify.conformance import Case, Checker
-from offlab_verify.extract import DATAPATH_OPS
-from offlab_verify.relation import OPERATIONS, load_relation
+from offlab_verify.extract import DATAPATH_OPS, base_op
+from offlab_verify.relation import OPERATIONS, load_relation, write_relation
+from offlab_verify.run import user_job
 from offlab_verify.witnesses import wire_frame
 
 scapy = pytest.importorskip("scapy.all")
@@ -43,14 +47,20 @@ def run_verify(tmp: Path, *args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def relation(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The relation plain `offlab verify` extracts with the seeded bug on,
-    which proves every property: no witness has a TCP checksum of 0x0000."""
+    """The relation `offlab verify --profile pcap --csum off` extracts with the
+    seeded bug on from its random witnesses alone (the directed ones replaced,
+    as in test_verify_corners), which proves every property: no random
+    witness has a TCP checksum of 0x0000."""
     tmp = tmp_path_factory.mktemp("rel")
     path = tmp / "relation.json"
-    r = run_verify(tmp, "--inject", BUG, "--json", "--export-relation", str(path))
-    assert r.returncode == 0, r.stdout + r.stderr
-    res = json.loads(r.stdout)
-    assert {x["verdict"] for x in res["results"]} == {"PROVED"}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(corners, "directed", lambda *args, **kwargs: iter(()))
+        _, results, written, rel = user_job(
+            False, ["pcap"], [BUG], str(tmp), 20000, "search", export=True
+        )
+    assert {r.verdict for r in results} == {"PROVED"} and not written
+    assert rel is not None
+    write_relation(str(path), [BUG], [rel])
     return path
 
 
@@ -122,6 +132,35 @@ def test_checker_flags_the_seeded_bug_on_a_zero_tcp_checksum(relation: Path, fau
     assert found.expected.ok_l4_o == 1
     # scapy agrees: the set action left the TCP checksum stale.
     assert not _tcp_checksum_ok(found.steps[-1].frame)
+
+
+def test_directed_witnesses_find_the_seeded_bug_and_the_checker_accepts_it(
+    tmp_path: Path,
+) -> None:
+    # With the directed witnesses (a TCP checksum of 0x0000 is a corner,
+    # corners.py) plain verify fails a property through an op@corner
+    # transition, and the relation it exports holds that transition: the
+    # checker accepts the hand-made case it flagged on the random-only relation.
+    path = tmp_path / "relation.json"
+    r = run_verify(tmp_path, "--inject", BUG, "--json", "--export-relation", str(path))
+    assert r.returncode == 1, r.stdout + r.stderr
+    res = json.loads(r.stdout)
+    failed = [x for x in res["results"] if x["verdict"] == "FAILED"]
+    assert failed and all(any("@" in op for op in x["trace"]) for x in failed)
+    doc = json.loads(path.read_text())
+    (st,) = doc["settings"]
+    labels = {op for _, op, _ in st["transitions"] + st["profiles"]["pcap"]}
+    assert "set_l3@l4-csum-0000" in labels
+    assert {base_op(op) for op in labels} <= set(OPERATIONS)
+    checker = Checker(load_relation(str(path)), [offlab.builtin_profile("pcap")])
+    frame = _tcp_frame_with_zero_checksum()
+    case = Case(0, 0, "received", wire_frame(frame, 0), (UNKNOWN, UNKNOWN), (0, 0), 41)
+    offlab.clear_faults()
+    offlab.enable_fault(BUG)
+    try:
+        assert checker.run(case) is None
+    finally:
+        offlab.clear_faults()
 
 
 @pytest.mark.skipif(not FUZZER.exists(), reason="fuzz/ not in this tree")

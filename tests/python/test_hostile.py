@@ -28,12 +28,35 @@ class Outcome:
     peak_mb: float
 
 
+# Linux carries a process's peak RSS across execve (the pre-exec memory's high-water mark
+# goes into signal->maxrss, fs/exec.c exec_mmap), and subprocess forks with vfork, so a
+# child of this (large) pytest process would report at least pytest's own peak. A small
+# Python process in between starts offlab and reports its grandchild's ru_maxrss, which
+# only carries the small parent's.
+PEAK_WRAPPER = """
+import os, signal, subprocess, sys
+child = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+if os.WIFSIGNALED(status):
+    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(status))
+sys.exit(os.WEXITSTATUS(status))
+"""
+
+
+WRAPPED = (sys.executable, "-c", PEAK_WRAPPER)
+
+
 def offlab(cwd: Path, *argv: str, env: dict[str, str] | None = None) -> Outcome:
-    """Runs `python -m offlab.cli argv` in cwd; measures the child's peak RSS."""
-    err = cwd.parent / f"stderr-{time.monotonic_ns()}"
+    """Runs `python -m offlab.cli argv` in cwd; measures its peak RSS."""
+    stamp = time.monotonic_ns()
+    err = cwd.parent / f"stderr-{stamp}"
+    peak = cwd.parent / f"peak-{stamp}"
     with open(err, "wb") as ferr:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "offlab.cli", *argv],
+            [*WRAPPED, str(peak), sys.executable, "-m", "offlab.cli", *argv],
             cwd=cwd,
             stdout=subprocess.DEVNULL,
             stderr=ferr,
@@ -43,7 +66,7 @@ def offlab(cwd: Path, *argv: str, env: dict[str, str] | None = None) -> Outcome:
         )
         deadline = time.monotonic() + TIMEOUT_S
         while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
             if time.monotonic() > deadline:
@@ -54,7 +77,9 @@ def offlab(cwd: Path, *argv: str, env: dict[str, str] | None = None) -> Outcome:
     proc.returncode = os.waitstatus_to_exitcode(status)
     text = err.read_bytes().decode(errors="replace")
     err.unlink()
-    return Outcome(proc.returncode, text, usage.ru_maxrss / 1024)
+    peak_kb = int(peak.read_text())
+    peak.unlink()
+    return Outcome(proc.returncode, text, peak_kb / 1024)
 
 
 def refused(o: Outcome, *needles: str) -> None:

@@ -44,7 +44,9 @@ def test_successor_segment_keeps_each_checksum_right_or_wrong() -> None:
     number moved on by the payload."""
     seen = 0
     for w in frames():
-        if w.proto != 6 or w.segsz:
+        if w.proto != 6 or w.segsz or w.corner.endswith("l4-csum-ffff"):
+            # A TCP field of 0xffff is the other one's-complement zero: right
+            # by the sum, wrong by scapy's field comparison.
             continue
         nxt = receive.successor(w.frame, w.payload)
         before = [(v.layer, v.depth, v.correct) for v in verdicts(w.frame)]

@@ -180,9 +180,24 @@ def verdicts(frame: bytes) -> dict[tuple[str, int], bool]:
     return dict(facts(frame).ok)
 
 
+@functools.lru_cache(maxsize=4096)
+def _word_fields(word: int) -> dict[str, int]:
+    """The state fields the offloads word decides: a handful of distinct words
+    recur across the extraction, each read through seven binding calls."""
+    o = offlab.Offloads(word)
+    return {
+        "tun": _TUNNEL[o.tunnel],
+        "p_o": _PROTO[o.l4_proto(Level.OUTER)],
+        "p_i": _PROTO[o.l4_proto(Level.INNER)],
+        "ip_o": _STATUS[o.status(Level.OUTER, Csum.IP)],
+        "l4_o": _STATUS[o.status(Level.OUTER, Csum.L4)],
+        "ip_i": _STATUS[o.status(Level.INNER, Csum.IP)],
+        "l4_i": _STATUS[o.status(Level.INNER, Csum.L4)],
+    }
+
+
 def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
     """The abstract state of `p` in the datapath, carrying ghost/sticky bits of `ghost`."""
-    o = p.offloads
     f = facts(p.bytes())
     v = f.ok
     depth = 1 if encap else 0
@@ -190,17 +205,11 @@ def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
         ghost,
         phase=DATAPATH,
         encap=encap,
-        tun=_TUNNEL[o.tunnel],
         ipv6=int(f.ipv6[depth]),
         transport=f.transport[depth],
         tso=int(p.tso_segsz > 0),
         parsed=parsed,
-        p_o=_PROTO[o.l4_proto(Level.OUTER)],
-        p_i=_PROTO[o.l4_proto(Level.INNER)],
-        ip_o=_STATUS[o.status(Level.OUTER, Csum.IP)],
-        l4_o=_STATUS[o.status(Level.OUTER, Csum.L4)],
-        ip_i=_STATUS[o.status(Level.INNER, Csum.IP)],
-        l4_i=_STATUS[o.status(Level.INNER, Csum.L4)],
+        **_word_fields(p.offloads.word),
         ok_ip_o=int(v.get(("ip", 0), True)),
         ok_l4_o=int(v.get(("l4", 0), True)),
         ok_ip_i=int(v.get(("ip", 1), True)),

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 import offlab
 
+from .corner_report import corner_lines
 from .counterexample import write_pcapng
 from .extract import TooCoarse
 from .gre import gre_counterexample
@@ -71,6 +72,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--witnesses", metavar="PATH", action="append", default=[],
                    help="witness file, or folder of them, the extraction adds to its "
                    "witnesses (repeatable; the checked-in corpus is always added)")  # fmt: skip
+    p.add_argument("--corners", action="store_true", help="list the corners (directed "
+                   "witnesses) each extracted state covered")  # fmt: skip
     p.add_argument("--no-lemmas", action="store_true", help="skip the byte-level lemmas")
     p.add_argument(
         "--no-kernel", action="store_true", help="skip the Linux kernel model's properties"
@@ -137,13 +140,15 @@ def verify(
     jobs: int = 0,
     witnesses: list[str] | tuple[str, ...] = (),
     export_relation: str | None = None,
+    corner_states: bool = False,
 ) -> Report:
     """Proves every property for every profile; FAILED ones write their
     counterexample pcapng to `out`. Raises OfflabError for a bad profile or
     fault name, TooCoarse when the abstraction cannot decide a transition.
     `method` is the proof method (prove.METHODS); `jobs` the worker processes
     (0: one per core); `witnesses` witness files or folders the extraction
-    adds (witness_files); `export_relation` a file for the extracted relation."""
+    adds (witness_files); `export_relation` a file for the extracted relation;
+    `corner_states` lists every state's corners in the coverage."""
     t_start = time.perf_counter()
     if method not in METHODS:
         raise offlab.OfflabError(f"unknown proof method {method!r}")
@@ -172,6 +177,7 @@ def verify(
                 method,
                 tuple(witnesses),
                 export_relation is not None,
+                corner_states,
             ),
         )
         for c in settings
@@ -257,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
             args.jobs,
             args.witnesses,
             args.export_relation,
+            args.corners,
         )
     except TooCoarse as e:
         print(f"offlab: error: abstraction too coarse: {' '.join(str(e).split())}", file=sys.stderr)
@@ -278,6 +285,9 @@ def run(args: argparse.Namespace) -> int:
             rep.seconds,
             rep.faults,
         )
+        if args.corners:
+            print()
+            print("\n".join(corner_lines(rep.coverage)))
         if rep.kernel_results:
             print()
             print(kernel_report(rep.kernel_results, rep.kernel_coverage))

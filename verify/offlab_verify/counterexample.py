@@ -34,6 +34,34 @@ class Step:
     counters: dict[str, int] = field(default_factory=dict)
 
 
+def witness_trace(ex: Extraction, trace: list[tuple[str, State]]) -> list[tuple[str, State]]:
+    """The trace as the directed witness behind its first ``op@corner``
+    transition went: that witness may have reached the state by another
+    path than the shortest one, and the value it carries is the path's
+    result. Unchanged when the trace has no such transition."""
+    k = next((i for i, (op, _) in enumerate(trace) if i and "@" in op), None)
+    if k is None:
+        return trace
+    tag, here = trace[k][0].split("@", 1)[1], trace[k - 1][1]
+    w = next((x for x in ex.witnesses.get(here, []) if x.corner == tag), None)
+    if w is None:
+        return trace
+    # The same frame starts in one initial state per status claim: the one
+    # whose path under the witness's labels ends here is its own.
+    for start in sorted(ex.init):
+        if not any(x.origin == w.origin and x.corner == tag for x in ex.witnesses[start]):
+            continue
+        out, cur = [("receive", start)], start
+        for label in w.ops:
+            cur = ex.trans.get((cur, label))  # type: ignore[assignment]
+            if cur is None:
+                break
+            out.append((label, cur))
+        if cur == here:
+            return out + trace[k:]
+    return trace
+
+
 def replay(
     ex: Extraction,
     trace: list[tuple[str, State]],
@@ -44,11 +72,16 @@ def replay(
     """Runs the trace again on a concrete witness of its initial state
     (`profile`: the receiving NIC of `rx` and `gro` steps)."""
     first = trace[0][1]
-    w = ex.witnesses[first][0]
+    # A trace through a directed witness's own transition (op@corner) starts
+    # from that corner's witness, as the value it was solved for is the point.
+    tags = [op.split("@", 1)[1] for op, _ in trace[1:] if "@" in op]
+    ws = ex.witnesses[first]
+    w = next((x for x in ws if tags and x.corner == tags[0] and not x.ops), ws[0])
     pkt = w.packet.copy()
     steps = [Step("receive", w.origin, pkt.offloads.word, pkt.tso_segsz, first.describe())]
     state = first
-    for op, expected in trace[1:]:
+    for label, expected in trace[1:]:
+        op = label.split("@", 1)[0]
         if op == "send":
             assert nic is not None
             sent = Step(
@@ -123,7 +156,14 @@ def replay(
             break
         pkt, state = q, nxt
         steps.append(
-            Step(op, pkt.bytes(), pkt.offloads.word, pkt.tso_segsz, nxt.describe(), counters=counts)
+            Step(
+                label,
+                pkt.bytes(),
+                pkt.offloads.word,
+                pkt.tso_segsz,
+                nxt.describe(),
+                counters=counts,
+            )
         )
     return steps
 

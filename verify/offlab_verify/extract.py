@@ -2,13 +2,16 @@
 
 Every abstract state keeps several concrete witness packets (different
 payloads, lengths and checksum values). Each operation runs on every witness;
-if the abstract results disagree the abstraction is too coarse and extraction
-stops with TooCoarse rather than picking one.
+if the random witnesses' abstract results disagree the abstraction is too
+coarse and extraction stops with TooCoarse rather than picking one.
+
+A directed witness (corners.py) whose result differs adds a transition of
+its own, ``op@corner``: the relation over-approximates the core and a
+value-dependent bug shows as a path through such a label.
 """
 
 from __future__ import annotations
 
-import struct
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +32,15 @@ from .abstraction import (
     wire,
 )
 from .evolve import evolve
-from .witnesses import ST, WITNESSES_PER_STATE, Witness, _fold, _sum, initial_witnesses
+from .witnesses import (
+    ST,
+    WITNESSES_PER_STATE,
+    Witness,
+    _icmp_error,
+    admits,
+    initial_witnesses,
+    new_pinned,
+)
 
 
 class TooCoarse(Exception):
@@ -53,6 +64,7 @@ class Extraction:
     trans: dict[tuple[State, str], State] = field(default_factory=dict)
     witnesses: dict[State, list[Witness]] = field(default_factory=dict)
     parent: dict[State, tuple[State | None, str]] = field(default_factory=dict)
+    ran: dict[State, int] = field(default_factory=dict)  # witnesses run through the operations
 
     def states(self) -> set[State]:
         out = set(self.init)
@@ -60,19 +72,6 @@ class Extraction:
             out.add(s)
             out.add(t)
         return out
-
-
-def _icmp_error(frame: bytes) -> bytes:
-    """An ICMP port unreachable from the frame's destination back to its source,
-    quoting its IPv4 header and the first 8 bytes of its L4 header."""
-    ihl = (frame[14] & 0x0F) * 4
-    quoted = frame[14 : 14 + ihl + 8]
-    icmp = bytearray(b"\x03\x03\x00\x00\x00\x00\x00\x00" + quoted)
-    icmp[2:4] = struct.pack("!H", (~_fold(_sum(bytes(icmp)))) & 0xFFFF)
-    src, dst = frame[14 + 16 : 14 + 20], frame[14 + 12 : 14 + 16]
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0, 0, 64, 1, 0, src, dst))
-    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
-    return frame[6:12] + frame[0:6] + b"\x08\x00" + bytes(ip) + bytes(icmp)
 
 
 # ---- operations -------------------------------------------------------------------------
@@ -239,9 +238,11 @@ def _apply(
     elif op == "parse_simple":
         offlab.parse_simple(q)
     nxt = abstract(q, s, encap, 1 if op in ("parse", "parse_simple", "pop") else s.parsed)
-    before, after = orig_status(s), orig_status(nxt)
-    fixbad = any(b == BAD and a in (GOOD, PARTIAL) for b, a in zip(before, after, strict=True))
-    return q, evolve(nxt, v_fixbad=int(s.v_fixbad or fixbad))
+    if s.v_fixbad:
+        return q, nxt
+    (b_ip, b_l4), (a_ip, a_l4) = orig_status(s), orig_status(nxt)
+    fixbad = (b_ip == BAD and a_ip in (GOOD, PARTIAL)) or (b_l4 == BAD and a_l4 in (GOOD, PARTIAL))
+    return q, evolve(nxt, v_fixbad=1) if fixbad else nxt
 
 
 DATAPATH_OPS = (
@@ -291,38 +292,28 @@ def send(p: offlab.Packet, s: State, nic: offlab.NicTx, vnet: bool = False) -> S
 # ---- exploration --------------------------------------------------------------------------
 
 
-def agree(results: list[State], what: str) -> State:
+def agree(results: list[State], what: str | Callable[[], str]) -> State:
+    """The common result; `what` (or its result) names the transition if none."""
     first = results[0]
     for r in results[1:]:
         if r != first:
-            raise TooCoarse(f"{what}: witnesses disagree: {first.describe()} vs {r.describe()}")
+            name = what if isinstance(what, str) else what()
+            raise TooCoarse(f"{name}: witnesses disagree: {first.describe()} vs {r.describe()}")
     return first
+
+
+def _premise(t: State) -> State:
+    if t.phase == DATAPATH and not premise_holds(t):
+        # Reported, not explored: the properties are proved under the premise.
+        return evolve(t, v_premise=1)
+    return t
 
 
 def step(op: str, p: offlab.Packet, s: State, cfg: Config) -> tuple[offlab.Packet | None, State]:
     """One transition as the extraction records it: apply(), and a datapath
     successor outside the proofs' premise marked (reported, not explored)."""
     q, t = apply(op, p, s, cfg)
-    if t.phase == DATAPATH and not premise_holds(t):
-        t = evolve(t, v_premise=1)
-    return q, t
-
-
-# Pinned witnesses one state keeps at most (distinct packets).
-PINNED_PER_STATE = 64
-
-
-def _same(a: offlab.Packet, b: offlab.Packet) -> bool:
-    return (
-        a.bytes() == b.bytes() and a.offloads.word == b.offloads.word and a.tso_segsz == b.tso_segsz
-    )
-
-
-def _new_pinned(known: list[Witness], w: Witness) -> bool:
-    """Whether pinned `w` is a packet the state does not have yet (and has room for):
-    a state it reaches again (a cycle, a second path) is not explored again for it."""
-    pinned = [k for k in known if k.pinned]
-    return len(pinned) < PINNED_PER_STATE and not any(_same(k.packet, w.packet) for k in pinned)
+    return q, _premise(t)
 
 
 def extract(
@@ -355,69 +346,90 @@ def extend(
         if t in ex.witnesses:
             # Explored already: again only for pinned witnesses new to it.
             known = ex.witnesses[t]
-            added = [w for w in ws if w.pinned and _new_pinned(known, w)]
-            known.extend(added)
-            if added:
-                queue.append(t)
+            for w in ws:
+                if w.pinned and new_pinned(known, w):
+                    known.append(w)
+                    queue.append(t)
             continue
-        ex.witnesses[t] = [w for i, w in enumerate(ws) if i < WITNESSES_PER_STATE or w.pinned]
+        randoms = [w for w in ws if not w.pinned][:WITNESSES_PER_STATE]
+        ex.witnesses[t] = randoms + [w for w in ws if w.pinned]
         ex.parent[t] = (s, op)
         queue.append(t)
     _explore(ex, queue, ops)
 
 
+def base_op(label: str) -> str:
+    """The operation of a transition label (``set_l3@corner`` -> ``set_l3``)."""
+    return label.split("@", 1)[0]
+
+
 def _explore(ex: Extraction, queue: deque[State], ops: tuple[str, ...]) -> None:
+    """A state runs every operation on its witnesses when first taken from
+    the queue; a directed or pinned witness that reaches it later runs them
+    then. Random and pinned witnesses must agree (else TooCoarse); a directed
+    one whose result differs adds ``op@corner``."""
     cfg = ex.config
     while queue:
         s = queue.popleft()
+        start = ex.ran.get(s)
+        ws = ex.witnesses[s]
+        batch = ws if start is None else [w for w in ws[start:] if w.corner or w.pinned]
+        ex.ran[s] = len(ws)
+        if not batch:
+            continue
         for op in ops:
             if not _enabled(op, s):
                 continue
-            results = []
-            outs = []
-            for w in ex.witnesses[s]:
-                # A successor outside the premise is reported, not explored:
-                # the properties are proved under the premise.
-                q, t = step(op, w.packet, s, cfg)
-                results.append(t)
-                outs.append((q, w))
-            t = agree(results, f"{op} from [{s.describe()}]")
-            ex.trans[(s, op)] = t
-            if t.phase != DATAPATH:
-                continue
-            known = ex.witnesses.setdefault(t, [])
-            fresh = not known
-            again = False
-            for q, w in outs:
+            runs = [(w, *step(op, w.packet, s, cfg)) for w in batch]
+            plain = [t for w, _, t in runs if not w.corner]
+            what = lambda op=op, s=s: f"{op} from [{s.describe()}]"  # noqa: E731
+            if (s, op) not in ex.trans:
+                ex.trans[(s, op)] = agree(plain or [runs[0][2]], what)
+            elif plain:
+                agree([ex.trans[(s, op)], *plain], what)
+            usual = ex.trans[(s, op)]
+            for w, q, t in runs:
+                label = op if t == usual or not w.corner else f"{op}@{w.corner}"
+                ex.trans[(s, label)] = t
+                if t.phase != DATAPATH:
+                    continue
+                known = ex.witnesses.setdefault(t, [])
+                if t not in ex.parent:
+                    ex.parent[t] = (s, label)
+                    queue.append(t)
                 if q is None:
                     continue
-                nw = Witness(q, w.origin, (*w.ops, op), w.pinned)
-                if w.pinned:
-                    # Followed everywhere: a state explored before runs its
-                    # operations again with the pinned witness among its own.
-                    if _new_pinned(known, nw):
-                        known.append(nw)
-                        again = not fresh
-                elif len(known) < WITNESSES_PER_STATE:
+                nw = Witness(q, w.origin, (*w.ops, label), w.corner, w.pinned)
+                # A pinned witness is followed everywhere: a state explored
+                # before runs its operations again with it.
+                if new_pinned(known, nw) if w.pinned else admits(known, w.corner):
                     known.append(nw)
-            if fresh:
-                ex.parent[t] = (s, op)
-                queue.append(t)
-            elif again and t not in queue:
-                queue.append(t)
+                    if (w.corner or w.pinned) and t in ex.ran:
+                        queue.append(t)
 
 
-def extract_send(ex: Extraction, profile: offlab.NicProfile) -> dict[State, State]:
-    """The NIC-boundary transition of every reachable datapath state for one NIC."""
+def extract_send(
+    ex: Extraction,
+    profile: offlab.NicProfile,
+    corner_edges: dict[tuple[State, str], State] | None = None,
+) -> dict[State, State]:
+    """The NIC-boundary transition of every reachable datapath state for one NIC
+    (a directed witness that ends elsewhere: ``send@corner`` in `corner_edges`)."""
     nic = offlab.NicTx.from_profile(profile)
     vnet = profile.driver in VNET_DRIVERS
     out: dict[State, State] = {}
     for s, ws in ex.witnesses.items():
         # Every packet is parsed before the datapath decides to output it.
-        if s.phase != DATAPATH or s.v_premise or not s.parsed:
+        if s.phase != DATAPATH or s.v_premise or not s.parsed or not ws:
             continue
-        out[s] = agree(
-            [send(w.packet, s, nic, vnet) for w in ws],
-            f"send[{profile.name}] from [{s.describe()}]",
-        )
+        randoms = [w for w in ws if not w.corner]
+        what = lambda s=s: f"send[{profile.name}] from [{s.describe()}]"  # noqa: E731
+        out[s] = agree([send(w.packet, s, nic, vnet) for w in randoms or ws[:1]], what)
+        if corner_edges is None:
+            continue
+        for w in ws:
+            if w.corner:
+                t = send(w.packet, s, nic, vnet)
+                if t != out[s]:
+                    corner_edges[(s, f"send@{w.corner}")] = t
     return out

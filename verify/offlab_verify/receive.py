@@ -196,7 +196,7 @@ def extract_receive(
             if t.phase == DATAPATH and not t.v_premise:
                 got = fresh.setdefault(t, ([], s, op))[0]
                 got.extend(
-                    Witness(q, w.origin, (op,), w.pinned)
+                    Witness(q, w.origin, (op,), pinned=w.pinned)
                     for (q, _), w in zip(outs, ws, strict=True)
                     if q is not None
                 )

@@ -12,7 +12,10 @@ for tools that check the core against it, such as the conformance fuzzer
 
 `transitions` are the datapath operations (the same for every NIC profile);
 a profile's list holds its `rx`, `gro` and `send` transitions. States are
-indices into `states`."""
+indices into `states`. A transition's operation may carry a directed
+witness's corner, ``op@corner`` (extract.py): a successor some concrete
+packets of the state take besides the plain ``op`` one; `operations` lists
+the plain operations."""
 
 from __future__ import annotations
 
@@ -25,10 +28,10 @@ from typing import Any
 import offlab
 
 from .abstraction import FIELDS, State
-from .extract import DATAPATH_OPS, Extraction
+from .extract import DATAPATH_OPS, Extraction, base_op
 from .receive import RX_OPS
 
-FORMAT, VERSION = "offlab-relation", 1
+FORMAT, VERSION = "offlab-relation", 2
 OPERATIONS = (*DATAPATH_OPS, *RX_OPS, "send")
 
 Edges = dict[tuple[State, str], State]
@@ -96,11 +99,27 @@ class Setting:
     arriving: set[State] = field(default_factory=set)
     trans: Edges = field(default_factory=dict)
     profiles: dict[str, Edges] = field(default_factory=dict)
+    # (profile, state, plain operation) -> its op@corner successors; profile
+    # "" for the datapath operations.
+    corners: dict[tuple[str, State, str], set[State]] = field(default_factory=dict)
 
-    def successor(self, profile: str, s: State, op: str) -> State | None:
-        """The relation's successor of `s` under `op` (None: no such transition)."""
-        edges = self.trans if op in DATAPATH_OPS else self.profiles.get(profile, {})
-        return edges.get((s, op))
+    def __post_init__(self) -> None:
+        for profile, edges in [("", self.trans), *self.profiles.items()]:
+            for (a, label), b in edges.items():
+                if "@" in label:
+                    self.corners.setdefault((profile, a, base_op(label)), set()).add(b)
+
+    def successors(self, profile: str, s: State, op: str) -> tuple[State | None, set[State]]:
+        """The relation's successor of `s` under plain `op` (None: no such
+        transition), and every successor it allows: that one and those of
+        its ``op@corner`` transitions."""
+        datapath = op in DATAPATH_OPS
+        edges = self.trans if datapath else self.profiles.get(profile, {})
+        usual = edges.get((s, op))
+        allowed = set(self.corners.get(("" if datapath else profile, s, op), ()))
+        if usual is not None:
+            allowed.add(usual)
+        return usual, allowed
 
 
 @dataclass

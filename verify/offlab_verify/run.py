@@ -14,8 +14,9 @@ from typing import Any
 import offlab
 from offlab.safeio import safe_name
 
-from .counterexample import replay, write_pcapng
-from .extract import VNET_DRIVERS, Config, extract, extract_send
+from .corner_report import corner_coverage
+from .counterexample import replay, witness_trace, write_pcapng
+from .extract import VNET_DRIVERS, Config, base_op, extract, extract_send
 from .properties import PROPERTIES
 from .prove import BadCache, Result, prove_all
 from .receive import arriving_witnesses, extract_receive
@@ -62,12 +63,14 @@ def user_job(
     method: str,
     witness_paths: tuple[str, ...] = (),
     export: bool = False,
+    corner_states: bool = False,
 ) -> tuple[dict, list[Result], list[str], dict | None]:
     """Extracts the userspace relation for one checksum setting with the
     seeded bugs `inject` on (and the pinned witnesses of the corpus and of
     `witness_paths`), proves every property for every profile and writes
     each counterexample. Returns (coverage, results, files written, the
-    relation as relation.setting_dict when `export`)."""
+    relation as relation.setting_dict when `export`); the coverage lists
+    every state's corners with `corner_states`."""
     cfg = Config(csum=csum)
     offlab.clear_faults()
     try:
@@ -80,7 +83,7 @@ def user_job(
             "initial_states": len(ex.init),
             "states": len(ex.states()),
             "transitions": len(ex.trans),
-            "operations": len({op for _, op in ex.trans}),
+            "operations": len({base_op(op) for _, op in ex.trans}),
         }
         results: list[Result] = []
         written: list[str] = []
@@ -94,14 +97,21 @@ def user_job(
         coverage["transitions"] = len(ex.trans)
         coverage["arriving_states"] = len(arrivals)
         coverage["receive_transitions"] = {n: len(e) for n, e in rx.items()}
-        sends: dict[tuple, dict] = {}
+        coverage["corners"] = corner_coverage(ex, corner_states)
+        sends: dict[tuple, tuple[dict, dict]] = {}
         own: dict[str, dict] = {}  # per profile: its receive and send transitions
         for prof in profs:
             key = _send_key(prof)
             if key not in sends:
-                sends[key] = extract_send(ex, prof)
+                corner_sends: dict = {}
+                sends[key] = (extract_send(ex, prof, corner_sends), corner_sends)
             own[prof.name] = dict(rx[prof.name])
-            own[prof.name].update({(s, "send"): t for s, t in sends[key].items()})
+            own[prof.name].update({(s, "send"): t for s, t in sends[key][0].items()})
+            # send@corner: a directed witness the NIC sends elsewhere.
+            own[prof.name].update(sends[key][1])
+            for _, label in sends[key][1]:
+                vd = coverage["corners"]["value_dependent_transitions"]
+                vd[f"{label}[{prof.name}]"] = vd.get(f"{label}[{prof.name}]", 0) + 1
             edges = dict(ex.trans)
             edges.update(own[prof.name])
             init = ex.init | set(arrivals)
@@ -110,6 +120,7 @@ def user_job(
             ):
                 results.append(r)
                 if r.verdict == "FAILED" and r.trace:
+                    r.trace = witness_trace(ex, r.trace)
                     nic = offlab.NicTx.from_profile(prof)
                     steps = replay(ex, r.trace, nic, prof.driver in VNET_DRIVERS, prof)
                     path = os.path.join(

@@ -5,6 +5,7 @@ each; and the statuses a receiver may claim for them."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import struct
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 import offlab
 from offlab import Csum, Level
 
+from . import corners
 from .abstraction import BAD, GOOD, PARTIAL, UNKNOWN, State, abstract, facts
 
 WITNESSES_PER_STATE = 4
@@ -29,6 +31,7 @@ class Witness:
     packet: offlab.Packet
     origin: bytes  # the frame as received
     ops: tuple[str, ...]  # operations applied since
+    corner: str = ""  # a directed witness: the corner (corners.py) its frame was solved for
     # From a witness file (a conformance fuzzer's find): kept, and followed
     # through every operation, beyond WITNESSES_PER_STATE.
     pinned: bool = False
@@ -83,6 +86,19 @@ def _frame6(proto: int, payload: bytes, ident: int) -> bytearray:
     return bytearray(bytes.fromhex("0a8f394fe0738abf7e2f058486dd") + ip6 + l4)
 
 
+def _icmp_error(frame: bytes) -> bytes:
+    """An ICMP port unreachable from the frame's destination back to its source,
+    quoting its IPv4 header and the first 8 bytes of its L4 header."""
+    ihl = (frame[14] & 0x0F) * 4
+    quoted = frame[14 : 14 + ihl + 8]
+    icmp = bytearray(b"\x03\x03\x00\x00\x00\x00\x00\x00" + quoted)
+    icmp[2:4] = struct.pack("!H", (~_fold(_sum(bytes(icmp)))) & 0xFFFF)
+    src, dst = frame[14 + 16 : 14 + 20], frame[14 + 12 : 14 + 16]
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0, 0, 64, 1, 0, src, dst))
+    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
+    return frame[6:12] + frame[0:6] + b"\x08\x00" + bytes(ip) + bytes(icmp)
+
+
 def _truthful(ok: bool) -> list[int]:
     """Statuses an honest receiver may report for a field that is (not) correct."""
     return [UNKNOWN, GOOD, PARTIAL] if ok else [UNKNOWN, BAD, PARTIAL]
@@ -114,36 +130,75 @@ class WireFrame:
     segsz: int = 0  # a guest's TSO packet: never from the wire
     tunnel: str = ""  # vxlan, geneve or gre
     payload: int = 0  # bytes of TCP/UDP payload of the original packet
+    corner: str = ""  # a directed witness's corner (corners.py); "" for a random one
+
+
+def _build(proto: int, payload: bytes, ident: int) -> bytearray:
+    return _frame(proto, payload, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]), ident)
+
+
+def _build6(proto: int, payload: bytes, ident: int) -> bytearray:
+    return _frame6(proto, payload, ident)
+
+
+def _directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool) -> list[tuple[str, bytes, int]]:
+    """A family's directed witnesses (corners.py), built as the random ones are."""
+    return list(corners.directed(proto, ip_ok, l4_ok, tso, _build))
 
 
 def frames() -> Iterator[WireFrame]:
     """Every witness frame, in a fixed order (the first witness of a state is
     the one counterexamples replay)."""
+    return iter(_all_frames(tuple(offlab.enabled_faults()), corners.directed))
+
+
+@functools.lru_cache(maxsize=8)
+def _all_frames(faults: tuple[str, ...], directed: object) -> tuple[WireFrame, ...]:
+    """Built once per set of seeded faults (tunnel frames are pushed by the
+    core) and directed-witness source: the initial and the arriving witnesses
+    both read them, and solving and pushing are not free."""
+    del faults, directed  # the cache key
+    return tuple(_frames())
+
+
+def _frames() -> Iterator[WireFrame]:
     src, dst = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
     for proto, ip_ok, l4_ok, tso in itertools.product(
         (6, 17), (True, False), (True, False), (False, True)
     ):
         if tso and proto != 6:
             continue
-        for k, (payload, segsz) in enumerate(_variants(tso)):
-            f = _frame(proto, payload, src, dst, ident=k + 1)
+
+        random = [
+            ("", bytes(_frame(proto, payload, src, dst, ident=k + 1)), segsz)
+            for k, (payload, segsz) in enumerate(_variants(tso))
+        ]
+        for k, (corner, frame, segsz) in enumerate([*random, *_directed(proto, ip_ok, l4_ok, tso)]):
+            f = bytearray(frame)
+            sh = corners.shape(frame)
+            assert sh is not None
+            bad = _CORRUPT[k % len(_CORRUPT)]
             if not ip_ok:
-                f[24] ^= _CORRUPT[k] >> 8
-                f[25] ^= _CORRUPT[k] & 0xFF
-            l4at = 34 + (16 if proto == 6 else 6)
+                f[24] ^= bad >> 8
+                f[25] ^= bad & 0xFF
             if not l4_ok:
-                f[l4at] ^= _CORRUPT[k] >> 8
-                f[l4at + 1] ^= _CORRUPT[k] & 0xFF
+                f[sh.field] ^= bad >> 8
+                f[sh.field + 1] ^= bad & 0xFF
             yield WireFrame(bytes(f), 0, proto, False, ip_ok, l4_ok, segsz=segsz,
-                            payload=len(payload))  # fmt: skip
+                            payload=sh.end - sh.l4 - sh.hlen, corner=corner)  # fmt: skip
     for proto, l4_ok in itertools.product((6, 17), (True, False)):
-        for k, (payload, _) in enumerate(_variants(False)):
-            f = _frame6(proto, payload, ident=k + 1)
-            at = 54 + (16 if proto == 6 else 6)
+        random = [("", bytes(_frame6(proto, payload, ident=k + 1)))
+                  for k, (payload, _) in enumerate(_variants(False))]  # fmt: skip
+        directed = corners.directed(proto, True, l4_ok, False, _build6, v6=True)
+        for k, (corner, frame) in enumerate([*random, *((c, f) for c, f, _ in directed)]):
+            f = bytearray(frame)
+            sh = corners.shape(frame)
+            assert sh is not None
             if not l4_ok:
-                f[at] ^= _CORRUPT[k] >> 8
-                f[at + 1] ^= _CORRUPT[k] & 0xFF
-            yield WireFrame(bytes(f), 0, proto, True, True, l4_ok, payload=len(payload))
+                f[sh.field] ^= _CORRUPT[k % len(_CORRUPT)] >> 8
+                f[sh.field + 1] ^= _CORRUPT[k % len(_CORRUPT)] & 0xFF
+            yield WireFrame(bytes(f), 0, proto, True, True, l4_ok,
+                            payload=sh.end - sh.l4 - sh.hlen, corner=corner)  # fmt: skip
     for ttype, csum, inner_ok, corrupt in itertools.product(
         ("vxlan", "geneve", "gre"), (False, True), (True, False), ("none", "ip", "l4")
     ):
@@ -151,11 +206,17 @@ def frames() -> Iterator[WireFrame]:
         # (unit-tested); the outer L4 corruption here is the UDP checksum's.
         if corrupt == "l4" and (not csum or ttype == "gre"):
             continue
-        for k, (payload, _) in enumerate(_variants(False)):
-            inner = _frame(6, payload, src, dst, ident=k + 1)
+        inners = [("", bytes(_frame(6, payload, src, dst, ident=k + 1)))
+                  for k, (payload, _) in enumerate(_variants(False))]  # fmt: skip
+        # The inner packet's corners (it is a plain packet again after pop).
+        inners += [(f"inner-{c}", f) for c, f, _ in _directed(6, True, inner_ok, False)]
+        for k, (corner, frame) in enumerate(inners):
+            inner = bytearray(frame)
+            sh = corners.shape(frame)
+            assert sh is not None
             if not inner_ok:
-                inner[50] ^= _CORRUPT[k] >> 8
-                inner[51] ^= _CORRUPT[k] & 0xFF
+                inner[sh.field] ^= _CORRUPT[k % len(_CORRUPT)] >> 8
+                inner[sh.field + 1] ^= _CORRUPT[k % len(_CORRUPT)] & 0xFF
             q = offlab.Packet(bytes(inner))
             offlab.parse(q)
             tnl = offlab.TunnelConfig(
@@ -170,7 +231,8 @@ def frames() -> Iterator[WireFrame]:
                 at = 40 if ttype != "gre" else 38
                 f[at] ^= 0x40
             yield WireFrame(bytes(f), 1, 6, False, corrupt != "ip", corrupt != "l4", inner_ok,
-                            tunnel=ttype, payload=len(payload))  # fmt: skip
+                            tunnel=ttype, payload=sh.end - sh.l4 - sh.hlen,
+                            corner=corner)  # fmt: skip
 
 
 def ghost_of(w: WireFrame, ip_st: int, l4_st: int) -> State:
@@ -241,6 +303,32 @@ def wire_frame(frame: bytes, encap: int, segsz: int = 0, tunnel: str = "") -> Wi
     )
 
 
+def admits(known: list[Witness], corner: str) -> bool:
+    """Whether a state with witnesses `known` takes one more: up to
+    WITNESSES_PER_STATE random ones, and one per corner (pinned witnesses
+    are counted apart, new_pinned)."""
+    if corner:
+        return all(w.corner != corner for w in known)
+    return sum(1 for w in known if not w.corner and not w.pinned) < WITNESSES_PER_STATE
+
+
+# Pinned witnesses one state keeps at most (distinct packets).
+PINNED_PER_STATE = 64
+
+
+def _same(a: offlab.Packet, b: offlab.Packet) -> bool:
+    return (
+        a.bytes() == b.bytes() and a.offloads.word == b.offloads.word and a.tso_segsz == b.tso_segsz
+    )
+
+
+def new_pinned(known: list[Witness], w: Witness) -> bool:
+    """Whether pinned `w` is a packet the state does not have yet (and has room for):
+    a state it reaches again (a cycle, a second path) is not explored again for it."""
+    pinned = [k for k in known if k.pinned]
+    return len(pinned) < PINNED_PER_STATE and not any(_same(k.packet, w.packet) for k in pinned)
+
+
 def initial_witnesses(
     extra: dict[State, list[Witness]] | None = None,
 ) -> dict[State, list[Witness]]:
@@ -249,10 +337,12 @@ def initial_witnesses(
     out: dict[State, list[Witness]] = {}
     for w in frames():
         for ip_st, l4_st in claims(w):
+            if w.corner and not corners.relevant(w.corner, ip_st, l4_st):
+                continue
             p, s = received(w, ip_st, l4_st)
             lst = out.setdefault(s, [])
-            if len(lst) < WITNESSES_PER_STATE:
-                lst.append(Witness(p, w.frame, ()))
+            if admits(lst, w.corner):
+                lst.append(Witness(p, w.frame, (), w.corner))
     for s, ws in (extra or {}).items():
         out.setdefault(s, []).extend(ws)
     return out

@@ -8,7 +8,9 @@
 
 namespace offlab {
 
-Packet::Packet(const uint8_t* data, size_t len, size_t headroom) : head_(headroom), len_(len) {
+Packet::Packet(const uint8_t* data, size_t len, size_t headroom) {
+  head_ = headroom;
+  len_ = len;
   if (!len || !data) {
     buf_.resize(headroom + len);  // null: zero-filled
     return;

@@ -66,6 +66,7 @@ void UpdateL4Word(Packet& p, uint8_t nw_proto, uint8_t* l4, size_t l4_len, const
       } else if (uint16_t c = GetBe16(l4 + hdr::kUdpCsumOfs); c != 0) {
         // A UDP checksum of 0 means "none" and stays 0; a computed 0 is sent as 0xffff.
         c = csum::UpdateBytes(c, old_b, new_b, len);
+        if (c == 0 && Faults::On(Fault::kUdpUpdateZeroKeepsStaleCsum)) return;
         PutBe16(l4 + hdr::kUdpCsumOfs, c ? c : 0xffff);
       }
       return;

@@ -66,7 +66,50 @@ struct PacketMetadata {
   TunnelMetadata tunnel;
 };
 
-class Packet {
+// A packet's bytes: the buffer with its headroom, the head's length and the
+// shared tail. Moving out of it leaves it empty rather than with the old
+// lengths over a buffer it no longer holds, so a moved-from Packet is a valid
+// packet of zero bytes (its layer pointers null), not one that writes through
+// a stale offset.
+class PacketStorage {
+ protected:
+  PacketStorage() = default;
+  PacketStorage(const PacketStorage&) = default;
+  PacketStorage& operator=(const PacketStorage&) = default;
+  PacketStorage(PacketStorage&& o) noexcept
+      : buf_(std::move(o.buf_)),
+        head_(std::exchange(o.head_, 0)),
+        len_(std::exchange(o.len_, 0)),
+        tail_(std::move(o.tail_)) {
+    o.Empty();
+  }
+  PacketStorage& operator=(PacketStorage&& o) noexcept {
+    if (this != &o) {
+      buf_ = std::move(o.buf_);
+      head_ = std::exchange(o.head_, 0);
+      len_ = std::exchange(o.len_, 0);
+      tail_ = std::move(o.tail_);
+      o.Empty();
+    }
+    return *this;
+  }
+  ~PacketStorage() = default;
+
+  // Mutable: a const reader may need the tail copied in to see the bytes
+  // whole; the bytes themselves stay the same.
+  mutable std::vector<uint8_t> buf_;
+  size_t head_ = 0;
+  mutable size_t len_ = 0;  // bytes in the head
+  mutable Rope tail_;
+
+ private:
+  void Empty() noexcept {
+    buf_.clear();
+    tail_.Clear();
+  }
+};
+
+class Packet : private PacketStorage {
  public:
   static constexpr size_t kDefaultHeadroom = 128;
 
@@ -195,13 +238,6 @@ class Packet {
   }
   void ShiftOffsets(long delta);
   void LinearizeSlow() const;
-
-  // Mutable: a const reader may need the tail copied in to see the bytes
-  // whole; the bytes themselves stay the same.
-  mutable std::vector<uint8_t> buf_;
-  size_t head_ = 0;
-  mutable size_t len_ = 0;  // bytes in the head
-  mutable Rope tail_;
 };
 
 // One's-complement sum of bytes [ofs, ofs + len) of `p`, added to `sum` as

@@ -42,14 +42,22 @@ enum class Fault : uint8_t {
   // incremental update of a TCP checksum that is 0x0000 is skipped, leaving
   // it stale. Only packets whose TCP checksum happens to be 0 show it.
   kTcpZeroCsumTakenAsAbsent,
+  // Not a historical bug: a value-dependent one for the verifier's directed
+  // witnesses. The incremental UDP checksum update of a set-field rewrite
+  // tests its result, not the old field, for "no checksum" (RFC 768 zero),
+  // so when the update comes out 0x0000 (the folded sum 0xffff) the stale
+  // old checksum stays. OVS (v3.1.0 lib/packets.c, packet_set_ipv4_addr)
+  // tests the old field and sends a computed zero as 0xffff.
+  kUdpUpdateZeroKeepsStaleCsum,
 };
 
-constexpr int kNumFaults = 10;
+constexpr int kNumFaults = 11;
 
 // Stable names used by the CLI and the verifier, e.g. "recirc-resets-inner-offsets".
 const char* FaultName(Fault f);
 const char* FaultCommit(Fault f);
-// The project the fixing commit belongs to: "OVS" or "DPDK".
+// The project the fixing commit belongs to: "OVS" or "DPDK"; "seeded" for a
+// bug of the project's own (no fixing commit).
 const char* FaultProject(Fault f);
 // Throws offlab::Error listing the known names for an unknown one.
 Fault FaultFromName(const std::string& name);

@@ -46,7 +46,14 @@ struct PortConfig {
 struct PipelineConfig {
   bool userspace_tso = false;  // other_config:userspace-tso-enable
   bool simple_match = true;    // dpif-netdev simple match fast path
-  int max_recirculation = 8;
+  // Nested datapath recirculations (recirc, ct(table=N), tunnel pop), each
+  // run at once inside the action that makes it: MAX_RECIRC_DEPTH
+  // (openvswitch/ovs v3.1.0 lib/dpif-netdev.c:101-102, checked at :8919 and
+  // :9011; one more is dropped as datapath_drop_recirc_error).
+  int max_recirc_depth = 6;
+  // Nested resubmits within one translation (one recirculation pass):
+  // MAX_DEPTH (v3.1.0 ofproto/ofproto-dpif-xlate.c:88, checked at :4465).
+  int max_resubmit_depth = 64;
   EgressOptions egress;
   // Frames whose payload came in a shared tail (offlab/net/payload.h) keep it
   // shared in Sent::tail instead of copying it into Sent::frame; for callers
@@ -157,7 +164,8 @@ class Pipeline {
   std::vector<Sent> sent_;
   uint32_t nic_packets_ = 0;
   uint32_t tx_calls_ = 0;
-  int resubmits_ = 0;  // resubmits in progress: their callers still use the packet
+  int resubmits_ = 0;    // resubmits in progress: their callers still use the packet
+  int xlate_depth_ = 0;  // resubmits nested in the current recirculation pass
   TxTap tx_tap_;
   std::unique_ptr<Conntrack> conntrack_;
   std::string rx_name_;  // ReceivePacket's last port
