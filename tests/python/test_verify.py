@@ -168,6 +168,8 @@ def test_intel_outer_udp_unseeded_fails_p2_on_e810_only(tmp_path: Path) -> None:
         ("intel-outer-udp-unseeded", "P2", "e810"),
         ("compose-bad-csum-no-status", "P7", "pcap"),
         ("ipf-checks-non-fragments", "P8", "pcap"),
+        # Value-dependent: through the directed witnesses' l4-csum-0000 corner.
+        ("tcp-zero-csum-taken-as-absent", "P2", "pcap"),
     ],
 )
 def test_seeded_bug_is_found_with_a_replayable_counterexample(
