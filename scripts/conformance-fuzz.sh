@@ -21,16 +21,6 @@ rm -rf "$work/stage" "$work/corpus"
 mkdir -p "$work/witnesses" "$work/corpus"
 py=$PWD/.venv/bin/python
 
-# The relation, extracted with the installed (optimised) core: the sanitizer
-# build would take minutes for it.
-if ! .venv/bin/offlab verify --no-kernel --no-lemmas --jobs 2 "$@" --out "$work/verify-out" \
-     --export-relation "$work/relation.json" > "$work/verify.log" 2>&1; then
-  cat "$work/verify.log" >&2
-  echo "conformance-fuzz: offlab verify did not prove the relation it exported" >&2
-  exit 2
-fi
-
-env=()
 core=""
 if [ "${OFFLAB_CONFORMANCE_SANITIZE:-0}" = 1 ]; then
   fuzz_build=${OFFLAB_FUZZ_BUILD:-build-fuzz}
@@ -41,6 +31,17 @@ if [ "${OFFLAB_CONFORMANCE_SANITIZE:-0}" = 1 ]; then
     exit 2
   fi
 fi
+
+# The relation, extracted with the installed (optimised) core: the sanitizer
+# build would take minutes for it.
+if ! .venv/bin/offlab verify --no-kernel --no-lemmas --jobs 2 "$@" --out "$work/verify-out" \
+     --export-relation "$work/relation.json" > "$work/verify.log" 2>&1; then
+  cat "$work/verify.log" >&2
+  echo "conformance-fuzz: offlab verify did not prove the relation it exported" >&2
+  exit 2
+fi
+
+env=()
 if [ -n "$core" ]; then
   # The installed packages (those that exported the relation), with the
   # sanitizer core in place of the optimised one.
