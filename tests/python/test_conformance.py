@@ -20,10 +20,10 @@ import offlab
 pytest.importorskip("offlab_verify")
 
 from offlab_verify import corners
-from offlab_verify.abstraction import UNKNOWN
+from offlab_verify.abstraction import UNKNOWN, State
 from offlab_verify.conformance import Case, Checker
 from offlab_verify.extract import DATAPATH_OPS, base_op
-from offlab_verify.relation import OPERATIONS, load_relation, write_relation
+from offlab_verify.relation import OPERATIONS, Setting, load_relation, write_relation
 from offlab_verify.run import user_job
 from offlab_verify.witnesses import wire_frame
 
@@ -78,6 +78,23 @@ def test_exported_relation_is_the_one_verify_proved(relation: Path) -> None:
     assert len({(a, op) for a, op, _ in rows}) == len(rows)
     rel = load_relation(str(relation))
     assert rel.faults == [BUG] and len(rel.settings[0].trans) == len(st["transitions"])
+
+
+def test_relation_allows_the_corner_successors_of_an_operation() -> None:
+    # A directed witness's send@corner (per profile) and op@corner (datapath)
+    # successors are allowed beside the plain one; other profiles' are not.
+    a, b, c = State(), State(ip_o=2), State(ip_o=3)
+    st = Setting(
+        "csum=off",
+        False,
+        trans={(a, "set_l3"): b, (a, "set_l3@l4-csum-0000"): c},
+        profiles={"pcap": {(a, "send"): b, (a, "send@min-size"): c}, "tap": {(a, "send"): b}},
+    )
+    assert st.successors("pcap", a, "set_l3") == (b, {b, c})
+    assert st.successors("tap", a, "set_l3") == (b, {b, c})
+    assert st.successors("pcap", a, "send") == (b, {b, c})
+    assert st.successors("tap", a, "send") == (b, {b})
+    assert st.successors("tap", b, "send") == (None, set())
 
 
 def _tcp_frame_with_zero_checksum() -> bytes:
