@@ -28,6 +28,7 @@ import z3
 import offlab
 
 from .abstraction import GOOD, PARTIAL
+from .onesum import fold, words
 
 # The rewrites of the alphabet (extract.py): set_l3 writes dst 192.0.2.99 and
 # TTL 33, set_l4 writes destination port 4242.
@@ -101,19 +102,6 @@ def relevant(tag: str, ip_status: int, l4_status: int) -> bool:
     if names & L4_FIELD and l4_status != GOOD:
         return True
     return bool(names & IP_UPDATE and ip_status not in (GOOD, PARTIAL))
-
-
-def fold(s: int) -> int:
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
-
-
-def words(b: bytes) -> int:
-    """The (unfolded) one's-complement sum of big-endian words, odd byte padded."""
-    if len(b) % 2:
-        b += b"\0"
-    return sum(struct.unpack(f"!{len(b) // 2}H", b))
 
 
 def _z3_fold(x: z3.BitVecRef) -> z3.BitVecRef:

@@ -16,6 +16,7 @@ from offlab import Csum, Level
 
 from . import corners
 from .abstraction import BAD, GOOD, PARTIAL, UNKNOWN, State, abstract, facts
+from .onesum import fold, words
 
 WITNESSES_PER_STATE = 4
 ST = {
@@ -37,18 +38,6 @@ class Witness:
     pinned: bool = False
 
 
-def _fold(s: int) -> int:
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
-
-
-def _sum(b: bytes) -> int:
-    if len(b) % 2:
-        b += b"\0"
-    return sum(struct.unpack(f"!{len(b) // 2}H", b))
-
-
 def _frame(proto: int, payload: bytes, src: bytes, dst: bytes, ident: int) -> bytearray:
     """Ethernet/IPv4/TCP-or-UDP with correct checksums."""
     l4len = (20 if proto == 6 else 8) + len(payload)
@@ -60,13 +49,13 @@ def _frame(proto: int, payload: bytes, src: bytes, dst: bytes, ident: int) -> by
     else:
         l4 = bytearray(struct.pack("!HHHH", 40000, 53, l4len, 0)) + payload
         at = 6
-    pseudo = _sum(src + dst) + proto + l4len
-    c = (~_fold(pseudo + _sum(bytes(l4)))) & 0xFFFF
+    pseudo = words(src + dst) + proto + l4len
+    c = (~fold(pseudo + words(bytes(l4)))) & 0xFFFF
     l4[at : at + 2] = struct.pack("!H", c if c or proto == 6 else 0xFFFF)
     ip = bytearray(
         struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + l4len, ident, 0, 64, proto, 0, src, dst)
     )
-    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
+    ip[10:12] = struct.pack("!H", (~fold(words(bytes(ip)))) & 0xFFFF)
     eth = bytes.fromhex("0a8f394fe0738abf7e2f05840800")
     return bytearray(eth + ip + l4)
 
@@ -79,8 +68,8 @@ def _frame6(proto: int, payload: bytes, ident: int) -> bytearray:
     l4 = bytearray(v4[34:])
     at = 16 if proto == 6 else 6
     l4[at : at + 2] = b"\0\0"
-    pseudo = _sum(src + dst) + proto + len(l4)
-    c = (~_fold(pseudo + _sum(bytes(l4)))) & 0xFFFF
+    pseudo = words(src + dst) + proto + len(l4)
+    c = (~fold(pseudo + words(bytes(l4)))) & 0xFFFF
     l4[at : at + 2] = struct.pack("!H", c if c else 0xFFFF)
     ip6 = struct.pack("!IHBB", 0x60000000 | ident, len(l4), proto, 64) + src + dst
     return bytearray(bytes.fromhex("0a8f394fe0738abf7e2f058486dd") + ip6 + l4)
@@ -92,10 +81,10 @@ def _icmp_error(frame: bytes) -> bytes:
     ihl = (frame[14] & 0x0F) * 4
     quoted = frame[14 : 14 + ihl + 8]
     icmp = bytearray(b"\x03\x03\x00\x00\x00\x00\x00\x00" + quoted)
-    icmp[2:4] = struct.pack("!H", (~_fold(_sum(bytes(icmp)))) & 0xFFFF)
+    icmp[2:4] = struct.pack("!H", (~fold(words(bytes(icmp)))) & 0xFFFF)
     src, dst = frame[14 + 16 : 14 + 20], frame[14 + 12 : 14 + 16]
     ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0, 0, 64, 1, 0, src, dst))
-    ip[10:12] = struct.pack("!H", (~_fold(_sum(bytes(ip)))) & 0xFFFF)
+    ip[10:12] = struct.pack("!H", (~fold(words(bytes(ip)))) & 0xFFFF)
     return frame[6:12] + frame[0:6] + b"\x08\x00" + bytes(ip) + bytes(icmp)
 
 

@@ -97,7 +97,10 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
         // fragments of a datagram it completed): each continues on its own.
         PacketBatch out = conntrack_->Execute(OneBatch(std::move(p)), a.ct, &counters_);
         if (out.empty()) return;
-        const std::vector<Action> rest(&a + 1, actions.data() + actions.size());
+        // Only the earlier packets of several need a copy of the rest of the
+        // list; the usual single packet goes on in this loop.
+        std::vector<Action> rest;
+        if (out.size() > 1) rest.assign(&a + 1, actions.data() + actions.size());
         for (size_t i = 0; i < out.size(); i++) {
           Packet& q = out[i];
           if (a.ct.table) {

@@ -10,6 +10,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from ..onesum import fold, words
+
 MAC_A = bytes.fromhex("020000000001")
 MAC_B = bytes.fromhex("020000000002")
 IP_A, IP_B = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
@@ -18,16 +20,8 @@ IP6_B = bytes.fromhex("fd000000000000000000000000000002")
 VTEP_A, VTEP_B = bytes([192, 0, 2, 1]), bytes([192, 0, 2, 2])
 
 
-def fold(s: int) -> int:
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
-
-
 def ones_sum(b: bytes) -> int:
-    if len(b) % 2:
-        b += b"\0"
-    return fold(sum(struct.unpack(f"!{len(b) // 2}H", b)))
+    return fold(words(b))
 
 
 def csum(b: bytes, pseudo: int = 0) -> int:
