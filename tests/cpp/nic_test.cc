@@ -395,5 +395,23 @@ TEST(Coalesce, VxlanNeedsInnerValidationOrANonZeroOuterChecksum) {
   EXPECT_EQ(out[0].offloads.word(), 0x03981598u);
 }
 
+TEST(Coalesce, VxlanOuterChecksumDoesNotVouchForAWrongInnerOne) {
+  // Linux validates the inner TCP checksum against the sum the verified outer
+  // UDP checksum converts to (skb_gro_checksum_try_convert, then
+  // tcp4_gro_receive's skb_gro_checksum_validate) and flushes a wrong one.
+  // Segment 1's inner TCP checksum 139d -> 139e, its outer UDP checksum
+  // recomputed by scapy (bf28), so only the inner one is wrong.
+  std::string bad = Sub(VxSegment(1, true), "139d", "139e");
+  bad = Sub(bad, "00aabf29", "00aabf28");
+  CoalesceStats stats;
+  PacketBatch out = Coalesce(
+      Receive({VxSegment(0, true), bad, VxSegment(2, true)}, Validating(false)), 65535, &stats);
+  EXPECT_EQ(stats.merged, 0u);
+  ASSERT_EQ(out.size(), 3u);
+  // The flow's held segment goes first, then the refused one as received.
+  EXPECT_EQ(Hex(out[0]), VxSegment(0, true));
+  EXPECT_EQ(Hex(out[1]), bad);
+}
+
 }  // namespace
 }  // namespace offlab

@@ -299,6 +299,14 @@ TcpView View(Packet& p, TunnelType tunnel) {
   return v;
 }
 
+// Whether the inner TCP checksum of a tunnelled segment View accepted verifies.
+bool InnerTcpOk(Packet& p, const TcpView& v) {
+  const size_t len = L4Length(p, p.inner_l3_ofs, v.tcp);
+  const uint64_t ps =
+      PseudoHeaderSum(p, p.inner_l3_ofs, hdr::kProtoTcp, static_cast<uint32_t>(len));
+  return csum::Fold(PartialSum(p, v.tcp, len, ps)) == 0xffff;
+}
+
 void SetLengths(Packet& m, uint16_t l3, Level level) {
   if (l3 == kNoOffset) return;
   uint8_t* ip = m.Linear(l3 + hdr::kIpv6PlenOfs + 2u) + l3;
@@ -375,12 +383,19 @@ PacketBatch Coalesce(std::vector<std::pair<Packet, RxStatus>> frames, size_t max
   for (auto& [p, st] : frames) {
     s.frames_in++;
     TcpView v = View(p, st.tunnel);
+    // A verified non-zero outer UDP checksum vouches for the inner TCP one
+    // only if that verifies too: Linux turns it into a complete sum
+    // (skb_gro_checksum_try_convert in udp4_gro_receive) against which
+    // tcp4_gro_receive validates the inner checksum (skb_gro_checksum_validate;
+    // torvalds/linux 573e8fca255a, models/src/linux/gro_csum.cc), and flushes
+    // a segment whose inner checksum the sender got wrong.
     bool validated =
         st.tunnel == TunnelType::kNone
             ? st.l4 == CsumStatus::kGood
             : st.inner_l4 == CsumStatus::kGood ||
                   (st.tunnel != TunnelType::kGre && st.l4 == CsumStatus::kGood &&
-                   GetBe16(p.Linear(p.l4_ofs + hdr::kUdpLen) + p.l4_ofs + hdr::kUdpCsumOfs) != 0);
+                   GetBe16(p.Linear(p.l4_ofs + hdr::kUdpLen) + p.l4_ofs + hdr::kUdpCsumOfs) != 0 &&
+                   v.ok && InnerTcpOk(p, v));
     bool mergeable = v.ok && v.payload > 0 && !(v.flags & ~(hdr::kTcpAck | hdr::kTcpPsh));
     if (v.ok && !validated) s.not_validated++;
     if (!mergeable || !validated) {
