@@ -42,6 +42,8 @@ def arriving(w: WireFrame) -> State:
         encap=w.encap,
         ipv6=int(f.ipv6[depth]),
         transport=f.transport[depth],
+        tnl=f.tunnel,
+        l4_absent=int(f.absent),
         ok_ip_o=int(f.ok.get(("ip", 0), True)),
         ok_l4_o=int(f.ok.get(("l4", 0), True)),
         ok_ip_i=int(f.ok.get(("ip", 1), True)),
