@@ -226,6 +226,17 @@ def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
     f = facts(p.bytes())
     v = f.ok
     depth = 1 if encap else 0
+    word = _word_fields(p.offloads.word)
+
+    def ok(layer: str, d: int, status: str) -> int:
+        # Under a partial status the field holds a stale value or a seed that
+        # the datapath or the NIC overwrites before the frame leaves, so
+        # whether it happens to verify is no fact about the packet (a set
+        # action that restores an earlier value can make a stale one verify
+        # again): the state does not record it. Witnesses that differ in it
+        # and go different ways would still disagree (TooCoarse).
+        return 1 if word[status] == PARTIAL else int(v.get((layer, d), True))
+
     return evolve(
         ghost,
         phase=DATAPATH,
@@ -236,11 +247,11 @@ def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
         l4_absent=int(f.absent),
         tso=int(p.tso_segsz > 0),
         parsed=parsed,
-        **_word_fields(p.offloads.word),
-        ok_ip_o=int(v.get(("ip", 0), True)),
-        ok_l4_o=int(v.get(("l4", 0), True)),
-        ok_ip_i=int(v.get(("ip", 1), True)),
-        ok_l4_i=int(v.get(("l4", 1), True)),
+        **word,
+        ok_ip_o=ok("ip", 0, "ip_o"),
+        ok_l4_o=ok("l4", 0, "l4_o"),
+        ok_ip_i=ok("ip", 1, "ip_i"),
+        ok_l4_i=ok("l4", 1, "l4_i"),
         ok_quoted=int(f.quoted_ok),
     )
 

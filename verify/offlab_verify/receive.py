@@ -18,8 +18,9 @@ from offlab import Csum, Level
 
 from .abstraction import ARRIVING, BAD, DATAPATH, PARTIAL, UNKNOWN, State, abstract, facts
 from .evolve import evolve
-from .extract import Extraction, agree, extend, premise_holds
-from .witnesses import WITNESSES_PER_STATE, WireFrame, Witness, frames, ghost_of
+from .extract import Extraction, agree, extend
+from .operations import premise_holds
+from .witnesses import WireFrame, Witness, admits, frames, ghost_of
 
 _STATUS = {
     offlab.CsumStatus.UNKNOWN: UNKNOWN,
@@ -61,8 +62,10 @@ def arriving_witnesses(
         if w.segsz:
             continue
         ws = out.setdefault(arriving(w), [])
-        if len(ws) < WITNESSES_PER_STATE:
-            ws.append(Witness(offlab.Packet(w.frame), w.frame, ()))
+        # Directed witnesses too (one per corner): a segment without payload,
+        # for one, is not coalesced (gro@min-size).
+        if admits(ws, w.corner):
+            ws.append(Witness(offlab.Packet(w.frame), w.frame, (), w.corner))
     for s, ws in (extra or {}).items():
         out.setdefault(s, []).extend(ws)
     return out
@@ -191,16 +194,18 @@ def extract_receive(
         for op in RX_OPS:
             if not enabled(op, s, profile):
                 continue
-            outs = [rx_step(op, w, s, profile) for w in ws]
-            t = agree([t for _, t in outs], f"{op}[{profile.name}] from [{s.describe()}]")
-            edges[(s, op)] = t
-            # New states, and pinned witnesses for states explored before (extend).
-            if t.phase == DATAPATH and not t.v_premise:
-                got = fresh.setdefault(t, ([], s, op))[0]
-                got.extend(
-                    Witness(q, w.origin, (op,), pinned=w.pinned)
-                    for (q, _), w in zip(outs, ws, strict=True)
-                    if q is not None
-                )
+            outs = [(w, *rx_step(op, w, s, profile)) for w in ws]
+            plain = [t for w, _, t in outs if not w.corner] or [outs[0][2]]
+            usual = agree(plain, f"{op}[{profile.name}] from [{s.describe()}]")
+            edges[(s, op)] = usual
+            for w, q, t in outs:
+                # A directed witness that goes elsewhere: op@corner, as in extract.
+                label = op if t == usual or not w.corner else f"{op}@{w.corner}"
+                edges[(s, label)] = t
+                # New states, and pinned or directed witnesses for states
+                # explored before (extend).
+                if t.phase == DATAPATH and not t.v_premise and q is not None:
+                    got = fresh.setdefault(t, ([], s, label))[0]
+                    got.append(Witness(q, w.origin, (label,), w.corner, w.pinned))
     extend(ex, fresh)
     return edges

@@ -16,7 +16,8 @@ from offlab.safeio import safe_name
 
 from .corner_report import corner_coverage
 from .counterexample import replay, witness_trace, write_pcapng
-from .extract import VNET_DRIVERS, Config, base_op, extract, extract_send
+from .extract import base_op, extract, extract_send
+from .operations import VNET_DRIVERS, Config
 from .properties import PROPERTIES
 from .prove import BadCache, Result, prove_all
 from .receive import arriving_witnesses, extract_receive

@@ -210,11 +210,9 @@ def _frames() -> Iterator[WireFrame]:
             continue
         inners = [("", bytes(_frame(6, payload, src, dst, ident=k + 1)))
                   for k, (payload, _) in enumerate(_variants(False))]  # fmt: skip
-        # The inner packet's corners (it is a plain packet again after pop,
-        # whichever tunnel it came in): in VXLAN frames only, as many
-        # operation runs as when the state did not tell the tunnels apart.
-        if ttype == "vxlan":
-            inners += [(f"inner-{c}", f) for c, f, _ in _directed(6, True, inner_ok, False)]
+        # The inner packet's corners (it is a plain packet again after pop;
+        # before, a segment without payload is not coalesced: gro@inner-min-size).
+        inners += [(f"inner-{c}", f) for c, f, _ in _directed(6, True, inner_ok, False)]
         for k, (corner, frame) in enumerate(inners):
             inner = bytearray(frame)
             sh = corners.shape(frame)
