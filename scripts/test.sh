@@ -24,12 +24,22 @@ run "ruff" .venv/bin/ruff check python tests/python verify bench
 # Security lint (docs/security.md): medium severity and up; each remaining finding is
 # justified inline with `# nosec`.
 run "bandit" .venv/bin/bandit -q -ll -r python verify bench -x python/offlab/_core
-mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'sim/*.h' 'sim/*.cc' 'tests/cpp/*.cc' 'bench/*.cc' 'fuzz/*.cc' 'python/bindings/*.cc' 'hw-replay/*.cc' 'hw-replay/*.h')
+mapfile -t cxx < <(git ls-files -- 'models/*.h' 'models/*.cc' 'sim/*.h' 'sim/*.cc' 'tests/cpp/*.cc' 'bench/*.cc' 'fuzz/*.cc' 'fuzz/*.c' 'python/bindings/*.cc' 'hw-replay/*.cc' 'hw-replay/*.h')
 run "clang-format" clang-format --dry-run --Werror "${cxx[@]}"
 
 step "Fuzzing every libFuzzer target in fuzz/ (${FUZZ_SECONDS}s each, ASan+UBSan)"
+# OFFLAB_CONFORMANCE_SANITIZE=1 also builds the core module (offlab._core with
+# ASan+UBSan and fuzzer-no-link) for the conformance fuzzer below: about 15-20
+# more minutes on 2 cores, so not by default (docs/verification.md).
+sanitize_core=${OFFLAB_CONFORMANCE_SANITIZE:-0}
+python_flags=(-DOFFLAB_BUILD_PYTHON=OFF)
+if [ "$sanitize_core" = 1 ]; then
+  python_flags=(-DOFFLAB_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PWD/.venv/bin/python"
+                -Dpybind11_DIR="$(.venv/bin/python -m pybind11 --cmakedir)")
+fi
 if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFFLAB_SANITIZE=ON \
-     -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_BUILD_SIM=OFF -DOFFLAB_WERROR=ON >/dev/null \
+     -DOFFLAB_BUILD_TESTS=OFF -DOFFLAB_BUILD_BENCH=OFF -DOFFLAB_BUILD_SIM=OFF -DOFFLAB_WERROR=ON \
+     "${python_flags[@]}" >/dev/null \
    && cmake --build build-fuzz >/dev/null; then
   for target in build-fuzz/fuzz/*_fuzz; do
     name=$(basename "$target")
@@ -49,6 +59,18 @@ if CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DOFFLAB_FUZZ=ON -DOFF
   done
 else
   echo "FAILED: fuzz build"; failed+=("fuzz build")
+fi
+
+# At least 60 s: the fuzzer needs about that to reach the deeper operation
+# sequences. The installed core by default; the sanitizer one when built above.
+conf_seconds=$(( FUZZ_SECONDS > 60 ? FUZZ_SECONDS : 60 ))
+step "Conformance fuzzing of offlab verify's abstraction (${conf_seconds}s, atheris)"
+if OFFLAB_CONFORMANCE_SANITIZE=$sanitize_core ./scripts/conformance-fuzz.sh "$conf_seconds" \
+     > build/conformance-fuzz.log 2>&1; then
+  echo "ok: conformance fuzz ($(grep -o 'Done [0-9]* runs' build/conformance-fuzz.log), no finding)"
+else
+  tail -20 build/conformance-fuzz.log
+  echo "FAILED: conformance fuzz"; failed+=("conformance fuzz")
 fi
 
 echo

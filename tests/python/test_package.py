@@ -64,25 +64,27 @@ def test_errors_are_offlab_errors() -> None:
 
 
 def test_faults_list_names_the_fixing_project_and_commit() -> None:
-    # Eight historical OVS bugs, one DPDK driver bug (Bugzilla 1406) and one
-    # value-dependent bug seeded for the verifier's directed witnesses.
+    # Eight historical OVS bugs, one DPDK driver bug (Bugzilla 1406) and two
+    # value-dependent bugs seeded by offlab (one for the conformance fuzzer, one
+    # for the verifier's directed witnesses), which have no fixing commit.
     names = offlab.fault_names()
-    assert len(names) == len(set(names)) == 10
-    seeded = "udp-update-zero-keeps-stale-csum"
+    assert len(names) == len(set(names)) == 11
+    seeded = ["tcp-zero-csum-taken-as-absent", "udp-update-zero-keeps-stale-csum"]
     assert [n for n in names if offlab.fault_project(n) != "OVS"] == [
         "intel-outer-udp-unseeded",
-        seeded,
+        *seeded,
     ]
     assert offlab.fault_project("intel-outer-udp-unseeded") == "DPDK"
     assert offlab.fault_commit("intel-outer-udp-unseeded") == "f876dbef0809"
-    assert (offlab.fault_project(seeded), offlab.fault_commit(seeded)) == ("seeded", "-")
+    for n in seeded:
+        assert (offlab.fault_project(n), offlab.fault_commit(n)) == ("seeded", "-")
     r = subprocess.run([*OFFLAB, "faults"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert [line.split()[0] for line in lines] == names
-    assert lines[-2].split() == ["intel-outer-udp-unseeded", "DPDK", "f876dbef0809"]
-    assert lines[-1].split() == [seeded, "seeded", "-"]
-    assert all(line.split()[1] == "OVS" for line in lines[:-2])
+    assert lines[-3].split() == ["intel-outer-udp-unseeded", "DPDK", "f876dbef0809"]
+    assert [line.split() for line in lines[-2:]] == [[n, "seeded", "-"] for n in seeded]
+    assert all(line.split()[1] == "OVS" for line in lines[:-3])
 
 
 def test_scapy_round_trip() -> None:

@@ -20,6 +20,7 @@ from scapy.layers.inet6 import IPv6, in6_chksum
 from scapy.layers.l2 import Ether
 
 from offlab_verify import corners
+from offlab_verify.abstraction import GOOD
 from offlab_verify.counterexample import read_comments
 from offlab_verify.run import user_job
 from offlab_verify.witnesses import frames, initial_witnesses
@@ -121,9 +122,12 @@ def test_every_corner_witness_has_its_property() -> None:
                                           "tso-remainder"}  # fmt: skip
     tso = {"tso-one-segment"}
     assert seen == plain_corners | {f"inner-{n}" for n in plain_corners - tso}
-    # Every initial state has directed witnesses.
+    # Every initial state has directed witnesses, but a UDP checksum of 0
+    # under a good L4 claim: that family's one corner is the field's value,
+    # which a good status never reads (corners.relevant).
     init = initial_witnesses()
-    assert all(any(w.corner for w in ws) for ws in init.values())
+    bare = {s for s, ws in init.items() if not any(w.corner for w in ws)}
+    assert bare and all(s.l4_absent and s.transport == 2 and s.l4_o == GOOD for s in bare)
     # Those four the random witnesses already have (classified from their bytes).
     randoms = [corners.classify(w.frame, w.segsz) for w in frames() if not w.corner]
     for name in ("odd-length", "tso-multiple", "tso-remainder"):
@@ -165,7 +169,7 @@ def test_the_seeded_bug_is_value_dependent() -> None:
 
 def test_random_witnesses_miss_the_bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(corners, "directed", lambda *args, **kwargs: iter(()))
-    _, results, written = user_job(False, ["pcap"], [BUG], str(tmp_path), 20000, "search")
+    _, results, written, _ = user_job(False, ["pcap"], [BUG], str(tmp_path), 20000, "search")
     assert {r.verdict for r in results} == {"PROVED"} and not written
 
 

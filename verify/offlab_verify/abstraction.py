@@ -55,6 +55,13 @@ class State:
     parsed: int = 0  # layer offsets located
     ipv6: int = 0  # the original packet is IPv6
     transport: int = 0  # the original packet's transport in its bytes: 1 TCP, 2 UDP
+    # The tunnel header in the bytes (1 VXLAN, 2 Geneve, 3 GRE, by the
+    # dissector), and whether the depth-0 UDP or GRE checksum is absent (a zero
+    # UDP checksum, a GRE header without the C bit). Before parse nothing else
+    # tells a received tunnel frame's kind, and parse, the NICs' receive
+    # validation and coalescing go different ways for each.
+    tnl: int = 0
+    l4_absent: int = 0
     p_o: int = 0  # L4 protocol bits, outer / inner
     p_i: int = 0
     ip_o: int = 0  # statuses, outer / inner
@@ -101,6 +108,11 @@ class State:
                 f"{lvl} ip {STATUS_NAMES[ip]}{'' if okip else ' (wrong)'}"
                 f" l4 {STATUS_NAMES[l4]}{'' if okl4 else ' (wrong)'}".strip()
             )
+        if self.tnl:
+            kind = ("VXLAN", "Geneve", "GRE")[self.tnl - 1]
+            parts.append(f"{kind}{' without outer checksum' if self.l4_absent else ''}")
+        elif self.l4_absent:
+            parts.append("UDP checksum absent")
         if self.tso:
             parts.append("TSO")
         if self.g_ip or self.g_l4:
@@ -139,6 +151,7 @@ def quoted_ok(frame: bytes) -> bool:
 
 
 _LAYER = {"ipv4": "ip", "tcp": "l4", "udp": "l4", "sctp": "l4", "gre": "gre"}
+_TUNNEL_LAYER = {"vxlan": 1, "geneve": 2, "gre": 3}
 
 
 @dataclass(frozen=True)
@@ -149,6 +162,8 @@ class Facts:
     ipv6: tuple[bool, bool]  # an IPv6 header at depth 0 / 1
     transport: tuple[int, int]  # 1 TCP, 2 UDP, 0 none at depth 0 / 1
     quoted_ok: bool
+    tunnel: int = 0  # the depth-0 tunnel header: 1 VXLAN, 2 Geneve, 3 GRE
+    absent: bool = False  # the depth-0 UDP checksum is zero, or a GRE header has none
 
 
 @functools.lru_cache(maxsize=8192)
@@ -157,7 +172,10 @@ def facts(frame: bytes) -> Facts:
     operations and NIC profiles, and the dissection is a function of the bytes."""
     d = offlab.dissect(frame)
     ok: dict[tuple[str, int], bool] = {}
+    absent = False
     for c in d.checksums:
+        if c.depth == 0 and c.layer in ("udp", "gre") and c.verdict == offlab.Verdict.ABSENT:
+            absent = True
         layer = _LAYER.get(c.layer)
         if layer is None:
             continue
@@ -165,6 +183,11 @@ def facts(frame: bytes) -> Facts:
         ok[(layer, c.depth)] = ok.get((layer, c.depth), True) and good
     ipv6 = [False, False]
     transport = [0, 0]
+    tunnel = next((_TUNNEL_LAYER[x.name] for x in d.layers
+                   if x.depth == 0 and x.name in _TUNNEL_LAYER), 0)  # fmt: skip
+    # A GRE header without the C bit has no checksum entry at all.
+    if tunnel == 3 and not any(c.layer == "gre" and c.depth == 0 for c in d.checksums):
+        absent = True
     for lay in d.layers:
         if lay.depth > 1:
             continue
@@ -172,7 +195,9 @@ def facts(frame: bytes) -> Facts:
             ipv6[lay.depth] = True
         elif lay.name in ("tcp", "udp") and not transport[lay.depth]:
             transport[lay.depth] = 1 if lay.name == "tcp" else 2
-    return Facts(ok, (ipv6[0], ipv6[1]), (transport[0], transport[1]), quoted_ok(frame))
+    return Facts(
+        ok, (ipv6[0], ipv6[1]), (transport[0], transport[1]), quoted_ok(frame), tunnel, absent
+    )
 
 
 def verdicts(frame: bytes) -> dict[tuple[str, int], bool]:
@@ -201,19 +226,32 @@ def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
     f = facts(p.bytes())
     v = f.ok
     depth = 1 if encap else 0
+    word = _word_fields(p.offloads.word)
+
+    def ok(layer: str, d: int, status: str) -> int:
+        # Under a partial status the field holds a stale value or a seed that
+        # the datapath or the NIC overwrites before the frame leaves, so
+        # whether it happens to verify is no fact about the packet (a set
+        # action that restores an earlier value can make a stale one verify
+        # again): the state does not record it. Witnesses that differ in it
+        # and go different ways would still disagree (TooCoarse).
+        return 1 if word[status] == PARTIAL else int(v.get((layer, d), True))
+
     return evolve(
         ghost,
         phase=DATAPATH,
         encap=encap,
         ipv6=int(f.ipv6[depth]),
         transport=f.transport[depth],
+        tnl=f.tunnel,
+        l4_absent=int(f.absent),
         tso=int(p.tso_segsz > 0),
         parsed=parsed,
-        **_word_fields(p.offloads.word),
-        ok_ip_o=int(v.get(("ip", 0), True)),
-        ok_l4_o=int(v.get(("l4", 0), True)),
-        ok_ip_i=int(v.get(("ip", 1), True)),
-        ok_l4_i=int(v.get(("l4", 1), True)),
+        **word,
+        ok_ip_o=ok("ip", 0, "ip_o"),
+        ok_l4_o=ok("l4", 0, "l4_o"),
+        ok_ip_i=ok("ip", 1, "ip_i"),
+        ok_l4_i=ok("l4", 1, "l4_i"),
         ok_quoted=int(f.quoted_ok),
     )
 

@@ -21,7 +21,9 @@ from .kernel.report import kernel_report, kernel_view_of
 from .kernel.run import kernel_collect, kernel_work, write_counterexamples
 from .properties import PROPERTIES
 from .prove import METHODS, Result
+from .relation import write_relation
 from .run import default_workers, kernel_job, lemmas_job, load_profiles, run_jobs, user_job
+from .witness_files import load_witnesses
 
 EXIT_CODES = """exit status:
   0   every gating property and lemma proved (kernel: at most through a
@@ -64,6 +66,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "property x profile x setting, and per lemma")  # fmt: skip
     p.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0: one result per "
                    "failed property x profile x setting")  # fmt: skip
+    p.add_argument("--export-relation", metavar="FILE", help="also write the extracted "
+                   "relation (states, operations, transitions per setting and profile) as "
+                   "JSON, for the conformance fuzzer")  # fmt: skip
+    p.add_argument("--witnesses", metavar="PATH", action="append", default=[],
+                   help="witness file, or folder of them, the extraction adds to its "
+                   "witnesses (repeatable; the checked-in corpus is always added)")  # fmt: skip
     p.add_argument("--corners", action="store_true", help="list the corners (directed "
                    "witnesses) each extracted state covered")  # fmt: skip
     p.add_argument("--no-lemmas", action="store_true", help="skip the byte-level lemmas")
@@ -130,14 +138,17 @@ def verify(
     kernel: bool = True,
     method: str = "search",
     jobs: int = 0,
+    witnesses: list[str] | tuple[str, ...] = (),
+    export_relation: str | None = None,
     corner_states: bool = False,
 ) -> Report:
     """Proves every property for every profile; FAILED ones write their
     counterexample pcapng to `out`. Raises OfflabError for a bad profile or
     fault name, TooCoarse when the abstraction cannot decide a transition.
     `method` is the proof method (prove.METHODS); `jobs` the worker processes
-    (0: one per core); `corner_states` lists every state's corners in the
-    coverage."""
+    (0: one per core); `witnesses` witness files or folders the extraction
+    adds (witness_files); `export_relation` a file for the extracted relation;
+    `corner_states` lists every state's corners in the coverage."""
     t_start = time.perf_counter()
     if method not in METHODS:
         raise offlab.OfflabError(f"unknown proof method {method!r}")
@@ -148,13 +159,27 @@ def verify(
             offlab.enable_fault(bug)  # raises OfflabError for a bad name
     finally:
         offlab.clear_faults()
+    load_witnesses(list(witnesses))  # raises OfflabError for a bad file, before any work
     timeout_ms = int(timeout * 1000)
     settings = {"on": (True,), "off": (False,), "both": (False, True)}[csum]
     kprofs = [p.name for p in profs if kernel_view_of(p)] if kernel else []
     same, kwork = kernel_work(kprofs) if kprofs else ({}, [])
     # Largest first: the userspace settings, the lemmas, then the kernel pairs.
     work: list = [
-        (user_job, (c, profiles, list(inject), out, timeout_ms, method, corner_states))
+        (
+            user_job,
+            (
+                c,
+                profiles,
+                list(inject),
+                out,
+                timeout_ms,
+                method,
+                tuple(witnesses),
+                export_relation is not None,
+                corner_states,
+            ),
+        )
         for c in settings
     ]
     if lemmas:
@@ -164,10 +189,14 @@ def verify(
     results: list[Result] = []
     coverage = []
     written: list[str] = []
-    for cov, res, files in outs[: len(settings)]:
+    relation = []
+    for cov, res, files, rel in outs[: len(settings)]:
         coverage.append(cov)
         results.extend(res)
         written.extend(files)
+        relation.append(rel)
+    if export_relation is not None:
+        write_relation(export_relation, list(inject), relation)
     proved_lemmas = outs[len(settings)] if lemmas else []
     gre = gre_counterexample(tso=True)
     if gre:
@@ -216,7 +245,9 @@ def verify(
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 0:
         raise offlab.OfflabError(f"--jobs {args.jobs}: must be 0 (one per core) or more")
-    for path, what in ((args.junit, "--junit"), (args.sarif, "--sarif")):
+    outputs = ((args.junit, "--junit"), (args.sarif, "--sarif"),
+               (args.export_relation, "--export-relation"))  # fmt: skip
+    for path, what in outputs:
         if path:
             check_output(path, what)
     try:
@@ -230,6 +261,8 @@ def run(args: argparse.Namespace) -> int:
             not args.no_kernel,
             args.method,
             args.jobs,
+            args.witnesses,
+            args.export_relation,
             args.corners,
         )
     except TooCoarse as e:

@@ -30,7 +30,7 @@ import offlab
 from .abstraction import GOOD, PARTIAL
 from .onesum import fold, words
 
-# The rewrites of the alphabet (extract.py): set_l3 writes dst 192.0.2.99 and
+# The rewrites of the alphabet (operations.py): set_l3 writes dst 192.0.2.99 and
 # TTL 33, set_l4 writes destination port 4242.
 SET_L3_DST = bytes([192, 0, 2, 99])
 SET_L3_TTL = 33
@@ -241,11 +241,17 @@ def directed(proto: int, ip_ok: bool, l4_ok: bool, tso: bool, build: Build, v6: 
     solved: list[tuple[str, bytes | None]] = []
     if l4_ok:
         if proto == 17:
-            f = bytearray(build(17, _REST, 1))
+            # No checksum (RFC 768; for IPv6, RFC 6935's zero) over bytes whose
+            # computed checksum is zero as well (sent as 0xffff), so a receiver
+            # that reads the 0 as a value accepts it: OVS conntrack over IPv6
+            # (ovs/conntrack.cc:299), dpdk_tap's receive over IPv6
+            # (nic/nic.cc:176-182); a 0 over other bytes is a random witness's.
+            ffff = _l4_solved(17, build, "", 0xFFFF)
+            f = bytearray(ffff if ffff is not None else build(17, _REST, 1))
             at = shape(bytes(f)).field  # type: ignore[union-attr]
-            f[at : at + 2] = b"\0\0"  # no checksum (RFC 768; for IPv6, RFC 6935's zero)
+            f[at : at + 2] = b"\0\0"
             solved.append(("l4-csum-0000", bytes(f)))
-            solved.append(("l4-csum-ffff", _l4_solved(17, build, "", 0xFFFF)))
+            solved.append(("l4-csum-ffff", ffff))
         elif (zero := _l4_solved(6, build, "", 0)) is not None:
             # Both zeros by hand: a builder may write either for a computed 0.
             at = shape(zero).field  # type: ignore[union-attr]

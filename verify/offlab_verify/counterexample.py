@@ -15,7 +15,8 @@ import offlab
 from offlab import trace as trace_format
 
 from .abstraction import State
-from .extract import Config, Extraction, apply_counted
+from .extract import Extraction
+from .operations import Config, apply_counted
 from .receive import RX_OPS, apply_rx
 from .witnesses import Witness
 

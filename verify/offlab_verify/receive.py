@@ -18,8 +18,9 @@ from offlab import Csum, Level
 
 from .abstraction import ARRIVING, BAD, DATAPATH, PARTIAL, UNKNOWN, State, abstract, facts
 from .evolve import evolve
-from .extract import Extraction, agree, extend, premise_holds
-from .witnesses import WITNESSES_PER_STATE, WireFrame, Witness, frames, ghost_of
+from .extract import Extraction, agree, extend
+from .operations import premise_holds
+from .witnesses import WireFrame, Witness, admits, frames, ghost_of
 
 _STATUS = {
     offlab.CsumStatus.UNKNOWN: UNKNOWN,
@@ -42,6 +43,8 @@ def arriving(w: WireFrame) -> State:
         encap=w.encap,
         ipv6=int(f.ipv6[depth]),
         transport=f.transport[depth],
+        tnl=f.tunnel,
+        l4_absent=int(f.absent),
         ok_ip_o=int(f.ok.get(("ip", 0), True)),
         ok_l4_o=int(f.ok.get(("l4", 0), True)),
         ok_ip_i=int(f.ok.get(("ip", 1), True)),
@@ -49,15 +52,22 @@ def arriving(w: WireFrame) -> State:
     )
 
 
-def arriving_witnesses() -> dict[State, list[Witness]]:
-    """Every witness frame from the wire (a guest's TSO packets never are)."""
+def arriving_witnesses(
+    extra: dict[State, list[Witness]] | None = None,
+) -> dict[State, list[Witness]]:
+    """Every witness frame from the wire (a guest's TSO packets never are),
+    and the pinned ones `extra` (witness files) after them."""
     out: dict[State, list[Witness]] = {}
     for w in frames():
         if w.segsz:
             continue
         ws = out.setdefault(arriving(w), [])
-        if len(ws) < WITNESSES_PER_STATE:
-            ws.append(Witness(offlab.Packet(w.frame), w.frame, ()))
+        # Directed witnesses too (one per corner): a segment without payload,
+        # for one, is not coalesced (gro@min-size).
+        if admits(ws, w.corner):
+            ws.append(Witness(offlab.Packet(w.frame), w.frame, (), w.corner))
+    for s, ws in (extra or {}).items():
+        out.setdefault(s, []).extend(ws)
     return out
 
 
@@ -159,6 +169,17 @@ def apply_rx(
     return merged, evolve(_received(merged, s), v_merge=int(wrong))
 
 
+def rx_step(
+    op: str, w: Witness, s: State, profile: offlab.NicProfile
+) -> tuple[offlab.Packet | None, State]:
+    """One receive transition as the extraction records it (apply_rx, and a
+    successor outside the proofs' premise marked)."""
+    q, t = apply_rx(op, w, s, profile)
+    if t.phase == DATAPATH and not premise_holds(t):
+        t = evolve(t, v_premise=1)
+    return q, t
+
+
 def extract_receive(
     ex: Extraction, profile: offlab.NicProfile, arrivals: dict[State, list[Witness]]
 ) -> dict[tuple[State, str], State]:
@@ -173,14 +194,18 @@ def extract_receive(
         for op in RX_OPS:
             if not enabled(op, s, profile):
                 continue
-            outs = [apply_rx(op, w, s, profile) for w in ws]
-            t = agree([t for _, t in outs], f"{op}[{profile.name}] from [{s.describe()}]")
-            if t.phase == DATAPATH and not premise_holds(t):
-                t = evolve(t, v_premise=1)
-            edges[(s, op)] = t
-            if t.phase == DATAPATH and not t.v_premise and t not in ex.witnesses:
-                got = fresh.setdefault(t, ([], s, op))[0]
-                got.extend(Witness(q, w.origin, (op,)) for (q, _), w in zip(outs, ws, strict=True)
-                           if q is not None)  # fmt: skip
+            outs = [(w, *rx_step(op, w, s, profile)) for w in ws]
+            plain = [t for w, _, t in outs if not w.corner] or [outs[0][2]]
+            usual = agree(plain, f"{op}[{profile.name}] from [{s.describe()}]")
+            edges[(s, op)] = usual
+            for w, q, t in outs:
+                # A directed witness that goes elsewhere: op@corner, as in extract.
+                label = op if t == usual or not w.corner else f"{op}@{w.corner}"
+                edges[(s, label)] = t
+                # New states, and pinned or directed witnesses for states
+                # explored before (extend).
+                if t.phase == DATAPATH and not t.v_premise and q is not None:
+                    got = fresh.setdefault(t, ([], s, label))[0]
+                    got.append(Witness(q, w.origin, (label,), w.corner, w.pinned))
     extend(ex, fresh)
     return edges

@@ -16,10 +16,13 @@ from offlab.safeio import safe_name
 
 from .corner_report import corner_coverage
 from .counterexample import replay, witness_trace, write_pcapng
-from .extract import VNET_DRIVERS, Config, base_op, extract, extract_send
+from .extract import base_op, extract, extract_send
+from .operations import VNET_DRIVERS, Config
 from .properties import PROPERTIES
 from .prove import BadCache, Result, prove_all
 from .receive import arriving_witnesses, extract_receive
+from .relation import setting_dict
+from .witness_files import load_witnesses
 
 
 def load_profiles(names: list[str] | None) -> list[offlab.NicProfile]:
@@ -59,18 +62,23 @@ def user_job(
     out: str,
     timeout_ms: int,
     method: str,
+    witness_paths: tuple[str, ...] = (),
+    export: bool = False,
     corner_states: bool = False,
-) -> tuple[dict, list[Result], list[str]]:
+) -> tuple[dict, list[Result], list[str], dict | None]:
     """Extracts the userspace relation for one checksum setting with the
-    seeded bugs `inject` on, proves every property for every profile and
-    writes each counterexample. Returns (coverage, results, files written);
-    the coverage lists every state's corners with `corner_states`."""
+    seeded bugs `inject` on (and the pinned witnesses of the corpus and of
+    `witness_paths`), proves every property for every profile and writes
+    each counterexample. Returns (coverage, results, files written, the
+    relation as relation.setting_dict when `export`); the coverage lists
+    every state's corners with `corner_states`."""
     cfg = Config(csum=csum)
     offlab.clear_faults()
     try:
         for bug in inject:
             offlab.enable_fault(bug)
-        ex = extract(cfg)
+        pinned, pinned_arriving = load_witnesses(list(witness_paths))
+        ex = extract(cfg, extra=pinned)
         coverage = {
             "config": cfg.name,
             "initial_states": len(ex.init),
@@ -84,7 +92,7 @@ def user_job(
         profs = load_profiles(names)
         # Receive first: it may reach datapath states the extraction has not
         # explored, and those need send transitions too.
-        arrivals = arriving_witnesses()
+        arrivals = arriving_witnesses(pinned_arriving)
         rx = {p.name: extract_receive(ex, p, arrivals) for p in profs}
         coverage["states"] = len(ex.states())
         coverage["transitions"] = len(ex.trans)
@@ -92,18 +100,21 @@ def user_job(
         coverage["receive_transitions"] = {n: len(e) for n, e in rx.items()}
         coverage["corners"] = corner_coverage(ex, corner_states)
         sends: dict[tuple, tuple[dict, dict]] = {}
+        own: dict[str, dict] = {}  # per profile: its receive and send transitions
         for prof in profs:
             key = _send_key(prof)
             if key not in sends:
                 corner_sends: dict = {}
                 sends[key] = (extract_send(ex, prof, corner_sends), corner_sends)
-            edges = dict(ex.trans)
-            edges.update(rx[prof.name])
-            edges.update({(s, "send"): t for s, t in sends[key][0].items()})
-            edges.update(sends[key][1])
+            own[prof.name] = dict(rx[prof.name])
+            own[prof.name].update({(s, "send"): t for s, t in sends[key][0].items()})
+            # send@corner: a directed witness the NIC sends elsewhere.
+            own[prof.name].update(sends[key][1])
             for _, label in sends[key][1]:
                 vd = coverage["corners"]["value_dependent_transitions"]
                 vd[f"{label}[{prof.name}]"] = vd.get(f"{label}[{prof.name}]", 0) + 1
+            edges = dict(ex.trans)
+            edges.update(own[prof.name])
             init = ex.init | set(arrivals)
             for r in prove_all(
                 init, edges, PROPERTIES, prof.name, cfg.name, timeout_ms, method, cache
@@ -125,7 +136,8 @@ def user_job(
                     write_pcapng(path, steps, meta)
                     written.append(path)
                     r.counterexample = path
-        return coverage, results, written
+        relation = setting_dict(ex, set(arrivals), own) if export else None
+        return coverage, results, written, relation
     finally:
         offlab.clear_faults()
 

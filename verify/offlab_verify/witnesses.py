@@ -15,7 +15,7 @@ import offlab
 from offlab import Csum, Level
 
 from . import corners
-from .abstraction import BAD, GOOD, PARTIAL, UNKNOWN, State, abstract
+from .abstraction import BAD, GOOD, PARTIAL, UNKNOWN, State, abstract, facts
 from .onesum import fold, words
 
 WITNESSES_PER_STATE = 4
@@ -33,6 +33,9 @@ class Witness:
     origin: bytes  # the frame as received
     ops: tuple[str, ...]  # operations applied since
     corner: str = ""  # a directed witness: the corner (corners.py) its frame was solved for
+    # From a witness file (a conformance fuzzer's find): kept, and followed
+    # through every operation, beyond WITNESSES_PER_STATE.
+    pinned: bool = False
 
 
 def _frame(proto: int, payload: bytes, src: bytes, dst: bytes, ident: int) -> bytearray:
@@ -185,6 +188,19 @@ def _frames() -> Iterator[WireFrame]:
                 f[sh.field + 1] ^= _CORRUPT[k % len(_CORRUPT)] & 0xFF
             yield WireFrame(bytes(f), 0, proto, True, True, l4_ok,
                             payload=sh.end - sh.l4 - sh.hlen, corner=corner)  # fmt: skip
+    # A UDP checksum of 0: none (RFC 768; over IPv6 RFC 6935's zero, which
+    # RFC 8200 section 8.1 allows for tunnels only). The state says so
+    # (l4_absent): NICs' receive validation takes it their own ways
+    # (models/src/nic/nic.cc NicReceive: dpdk_tap's rx_zero_udp_csum_literal).
+    for v6, ip_ok in ((False, True), (False, False), (True, True)):
+        for k, (payload, _) in enumerate(_variants(False)):
+            f = _frame6(17, payload, k + 1) if v6 else _frame(17, payload, src, dst, k + 1)
+            at = 60 if v6 else 40
+            f[at : at + 2] = b"\0\0"
+            if not ip_ok:
+                f[24] ^= _CORRUPT[k] >> 8
+                f[25] ^= _CORRUPT[k] & 0xFF
+            yield WireFrame(bytes(f), 0, 17, v6, ip_ok, True, payload=len(payload))
     for ttype, csum, inner_ok, corrupt in itertools.product(
         ("vxlan", "geneve", "gre"), (False, True), (True, False), ("none", "ip", "l4")
     ):
@@ -194,7 +210,8 @@ def _frames() -> Iterator[WireFrame]:
             continue
         inners = [("", bytes(_frame(6, payload, src, dst, ident=k + 1)))
                   for k, (payload, _) in enumerate(_variants(False))]  # fmt: skip
-        # The inner packet's corners (it is a plain packet again after pop).
+        # The inner packet's corners (it is a plain packet again after pop;
+        # before, a segment without payload is not coalesced: gro@inner-min-size).
         inners += [(f"inner-{c}", f) for c, f, _ in _directed(6, True, inner_ok, False)]
         for k, (corner, frame) in enumerate(inners):
             inner = bytearray(frame)
@@ -240,47 +257,95 @@ def ghost_of(w: WireFrame, ip_st: int, l4_st: int) -> State:
     )
 
 
+def claims(w: WireFrame) -> list[tuple[int, int]]:
+    """The (outer) IP and L4 status claims a receiver may hand over with the frame."""
+    if w.encap:
+        # Outer statuses from an honest NIC (OVS keeps no inner status on
+        # receive); a NIC may also flag a header bad whose bytes verify:
+        # OVS must still not accept it (c852a8c76).
+        l4_choices = _truthful(w.l4_ok) if w.tunnel != "gre" else [UNKNOWN]
+        ip_choices = _truthful(w.ip_ok) + ([BAD] if w.ip_ok else [])
+    elif w.ipv6:
+        ip_choices, l4_choices = [UNKNOWN], _truthful(w.l4_ok)
+    else:
+        ip_choices, l4_choices = _truthful(w.ip_ok), _truthful(w.l4_ok)
+    # Premise: a TSO packet's L4 is partial and its IP header trusted.
+    return [
+        (ip_st, l4_st)
+        for ip_st, l4_st in itertools.product(ip_choices, l4_choices)
+        if not w.segsz or (l4_st == PARTIAL and ip_st in (GOOD, PARTIAL))
+    ]
+
+
+def received(w: WireFrame, ip_st: int, l4_st: int) -> tuple[offlab.Packet, State]:
+    """The frame as the datapath receives it with these claims, and its state
+    (as received: nothing parsed yet, so the first parse decides the protocol)."""
+    p = offlab.Packet(w.frame)
+    if not w.ipv6:
+        p.offloads.set_status(Level.OUTER, Csum.IP, ST[ip_st])
+    p.offloads.set_status(Level.OUTER, Csum.L4, ST[l4_st])
+    if w.segsz:
+        p.tso_segsz = w.segsz
+    return p, abstract(p, ghost_of(w, ip_st, l4_st), w.encap, 0)
+
+
+def wire_frame(frame: bytes, encap: int, segsz: int = 0, tunnel: str = "") -> WireFrame:
+    """A frame's WireFrame, what is wrong in it read by the independent dissector."""
+    f = facts(frame)
+    depth = 1 if encap else 0
+    return WireFrame(
+        frame,
+        encap,
+        6 if f.transport[depth] == 1 else 17,
+        f.ipv6[depth],
+        f.ok.get(("ip", 0), True),
+        f.ok.get(("l4", 0), True),
+        f.ok.get(("l4", 1), True) if encap else True,
+        segsz=segsz,
+        tunnel=tunnel,
+    )
+
+
 def admits(known: list[Witness], corner: str) -> bool:
     """Whether a state with witnesses `known` takes one more: up to
-    WITNESSES_PER_STATE random ones, and one per corner."""
+    WITNESSES_PER_STATE random ones, and one per corner (pinned witnesses
+    are counted apart, new_pinned)."""
     if corner:
         return all(w.corner != corner for w in known)
-    return sum(1 for w in known if not w.corner) < WITNESSES_PER_STATE
+    return sum(1 for w in known if not w.corner and not w.pinned) < WITNESSES_PER_STATE
 
 
-def initial_witnesses() -> dict[State, list[Witness]]:
-    """Packets as the datapath receives them, with every truthful status claim."""
+# Pinned witnesses one state keeps at most (distinct packets).
+PINNED_PER_STATE = 64
+
+
+def _same(a: offlab.Packet, b: offlab.Packet) -> bool:
+    return (
+        a.bytes() == b.bytes() and a.offloads.word == b.offloads.word and a.tso_segsz == b.tso_segsz
+    )
+
+
+def new_pinned(known: list[Witness], w: Witness) -> bool:
+    """Whether pinned `w` is a packet the state does not have yet (and has room for):
+    a state it reaches again (a cycle, a second path) is not explored again for it."""
+    pinned = [k for k in known if k.pinned]
+    return len(pinned) < PINNED_PER_STATE and not any(_same(k.packet, w.packet) for k in pinned)
+
+
+def initial_witnesses(
+    extra: dict[State, list[Witness]] | None = None,
+) -> dict[State, list[Witness]]:
+    """Packets as the datapath receives them, with every truthful status claim;
+    and the pinned witnesses `extra` (witness files), after the generated ones."""
     out: dict[State, list[Witness]] = {}
-
-    def add(p: offlab.Packet, origin: bytes, ghost: State, encap: int, corner: str) -> None:
-        # As received: nothing parsed yet, so the first parse decides the protocol.
-        s = abstract(p, ghost, encap, 0)
-        lst = out.setdefault(s, [])
-        if admits(lst, corner):
-            lst.append(Witness(p, origin, (), corner))
-
     for w in frames():
-        if w.encap:
-            # Outer statuses from an honest NIC (OVS keeps no inner status on
-            # receive); a NIC may also flag a header bad whose bytes verify:
-            # OVS must still not accept it (c852a8c76).
-            l4_choices = _truthful(w.l4_ok) if w.tunnel != "gre" else [UNKNOWN]
-            ip_choices = _truthful(w.ip_ok) + ([BAD] if w.ip_ok else [])
-        elif w.ipv6:
-            ip_choices, l4_choices = [UNKNOWN], _truthful(w.l4_ok)
-        else:
-            ip_choices, l4_choices = _truthful(w.ip_ok), _truthful(w.l4_ok)
-        for ip_st, l4_st in itertools.product(ip_choices, l4_choices):
-            # Premise: a TSO packet's L4 is partial and its IP header trusted.
-            if w.segsz and (l4_st != PARTIAL or ip_st not in (GOOD, PARTIAL)):
-                continue
+        for ip_st, l4_st in claims(w):
             if w.corner and not corners.relevant(w.corner, ip_st, l4_st):
                 continue
-            p = offlab.Packet(w.frame)
-            if not w.ipv6:
-                p.offloads.set_status(Level.OUTER, Csum.IP, ST[ip_st])
-            p.offloads.set_status(Level.OUTER, Csum.L4, ST[l4_st])
-            if w.segsz:
-                p.tso_segsz = w.segsz
-            add(p, w.frame, ghost_of(w, ip_st, l4_st), w.encap, w.corner)
+            p, s = received(w, ip_st, l4_st)
+            lst = out.setdefault(s, [])
+            if admits(lst, w.corner):
+                lst.append(Witness(p, w.frame, (), w.corner))
+    for s, ws in (extra or {}).items():
+        out.setdefault(s, []).extend(ws)
     return out

@@ -22,6 +22,8 @@ constexpr FaultInfo kFaults[kNumFaults] = {
     {Fault::kComposeBadCsumNoStatus, "compose-bad-csum-no-status", "d49994634"},
     // DPDK Bugzilla 1406, fixed in DPDK by seeding in rte_net_intel_cksum_flags_prepare.
     {Fault::kIntelOuterUdpUnseeded, "intel-outer-udp-unseeded", "f876dbef0809", "DPDK"},
+    // Seeded by offlab (no fixing commit): found by the conformance fuzzer only.
+    {Fault::kTcpZeroCsumTakenAsAbsent, "tcp-zero-csum-taken-as-absent", "-", "seeded"},
     // Seeded for the verifier's directed witnesses: no fixing commit.
     {Fault::kUdpUpdateZeroKeepsStaleCsum, "udp-update-zero-keeps-stale-csum", "-", "seeded"},
 };

@@ -53,8 +53,9 @@ void UpdateL4Word(Packet& p, uint8_t nw_proto, uint8_t* l4, size_t l4_len, const
       if (l4_len < hdr::kTcpMinLen) return;
       if (IsValid(p.offloads.l4())) {
         p.offloads.set_l4(CsumStatus::kPartial);
-      } else {
-        uint16_t c = GetBe16(l4 + hdr::kTcpCsumOfs);
+      } else if (uint16_t c = GetBe16(l4 + hdr::kTcpCsumOfs);
+                 c != 0 || !Faults::On(Fault::kTcpZeroCsumTakenAsAbsent)) {
+        // A TCP checksum is always present: 0x0000 is a value like any other.
         PutBe16(l4 + hdr::kTcpCsumOfs, csum::UpdateBytes(c, old_b, new_b, len));
       }
       return;

@@ -36,6 +36,12 @@ enum class Fault : uint8_t {
   // sum, so hardware that adds the segment to the field (E810) sent a wrong
   // outer UDP checksum over OVS's placeholder.
   kIntelOuterUdpUnseeded,
+  // Not historical: seeded for the conformance fuzzer (docs/verification.md).
+  // UDP's "a checksum of 0 means none" (RFC 768) applied to TCP, whose
+  // checksum is mandatory (RFC 9293 section 3.1) and may be 0x0000: an
+  // incremental update of a TCP checksum that is 0x0000 is skipped, leaving
+  // it stale. Only packets whose TCP checksum happens to be 0 show it.
+  kTcpZeroCsumTakenAsAbsent,
   // Not a historical bug: a value-dependent one for the verifier's directed
   // witnesses. The incremental UDP checksum update of a set-field rewrite
   // tests its result, not the old field, for "no checksum" (RFC 768 zero),
@@ -45,12 +51,13 @@ enum class Fault : uint8_t {
   kUdpUpdateZeroKeepsStaleCsum,
 };
 
-constexpr int kNumFaults = 10;
+constexpr int kNumFaults = 11;
 
 // Stable names used by the CLI and the verifier, e.g. "recirc-resets-inner-offsets".
 const char* FaultName(Fault f);
 const char* FaultCommit(Fault f);
-// The project the fixing commit belongs to: "OVS" or "DPDK".
+// The project the fixing commit belongs to: "OVS" or "DPDK"; "seeded" for a
+// bug of the project's own (no fixing commit).
 const char* FaultProject(Fault f);
 // Throws offlab::Error listing the known names for an unknown one.
 Fault FaultFromName(const std::string& name);
