@@ -181,6 +181,11 @@ TEST(KernelGeneveXmit, Ipv4DefaultIsNoOuterChecksumUnlikeVxlan) {
   EXPECT_EQ(r.skb.csum_start, 84);
   EXPECT_EQ(r.skb.csum_offset, 6);
   EXPECT_TRUE(r.skb.encapsulation);
+  // The skb came without header offsets (Skb() sets none): the inner network
+  // and transport headers are found behind the IPv4 ethertype, after the
+  // outer 14 + 20 + 8 + 8 bytes and the inner Ethernet header (by hand).
+  EXPECT_EQ(r.skb.pkt.inner_l3_ofs, 64);
+  EXPECT_EQ(r.skb.pkt.inner_l4_ofs, 84);
   EXPECT_EQ(c.Get("geneve0:tx_packets"), 1u);
   EXPECT_EQ(c.Get("geneve0:tx_bytes"), 40u);  // from the inner IP header
 }
