@@ -6,6 +6,7 @@
 
 #include "kernel_gro_test_frames.h"
 #include "offlab/linux/gro.h"
+#include "offlab/linux/gro_cb.h"
 #include "offlab/linux/skb_csum.h"
 #include "offlab/net/work.h"
 
@@ -327,6 +328,15 @@ TEST(KernelGroTcp, TruncatedFramesAreSafe) {
     gro.Receive(std::move(skb));
   }
   EXPECT_EQ(gro.Flush().size(), 80u);
+}
+
+TEST(KernelGroVersions, LegacyChecksumRulesInOld3xKernelsButNotRhel7) {
+  // v3.14 tcp4_gro_receive switches on ip_summed (before 573e8fca255a "net:
+  // skb_gro_checksum_* functions"); v4.0 has the helpers, and RHEL 7's 3.10
+  // carries them (its GRO rules are backported).
+  EXPECT_TRUE(kernel::UseLegacyChecksums(kernel::KernelVersion{3, 14, false}));
+  EXPECT_FALSE(kernel::UseLegacyChecksums(kernel::KernelVersion{4, 0, false}));
+  EXPECT_FALSE(kernel::UseLegacyChecksums(kernel::KernelVersion{3, 10, true}));
 }
 
 }  // namespace

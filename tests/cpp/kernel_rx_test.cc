@@ -286,6 +286,19 @@ TEST(KernelRxIbmveth, OnlyTcpFramesGetTheChecksumHelpersPartial) {
   EXPECT_EQ(DriverReceive(udp_zeros, p).ip_summed, IpSummed::kUnnecessary);
 }
 
+TEST(KernelRxIbmveth, TheHelperReadsOnlyTheFourBitHeaderLength) {
+  // ibmveth_rx_csum_helper takes iphlen = iph->ihl * 4 (v6.18 ibmveth.c
+  // :1403), the low nibble alone: an IPv4 ethertype whose first byte is 0x55
+  // still has a 20-byte header, so the TCP checksum sits at 34 + 16.
+  const NicProfile p = BuiltinProfile("ibmveth_trunk");
+  Bytes f = Tcp(100);
+  f[14] = 0x55;
+  Put16(f, 50, 0);
+  SkBuff s = DriverReceive(f, p);
+  EXPECT_EQ(s.ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(s.csum_start, 34);
+}
+
 TEST(KernelRxIbmveth, AnAggregateCountsSegmentsOfItsPayloadAfterBothHeaders) {
   // ibmveth_rx_mss_helper (v6.18 ibmveth.c:1361-1376): gso_segs =
   // DIV_ROUND_UP(len from the IP header - (IP header + doff * 4), gso_size).
