@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <utility>
 
 #include "kernel_test_bytes.h"
 #include "offlab/linux/device_tx.h"
 #include "offlab/linux/xmit.h"
+#include "offlab/linux/xmit_features.h"
 #include "offlab/net/work.h"
 
 namespace offlab::kernel {
@@ -302,6 +304,31 @@ TEST(KernelXmitFeatures, GsoLimitsSendToSoftware) {
   dev.gso_max_size = 3000;  // the skb is 3104 bytes
   EXPECT_EQ(ValidateXmitSkb(VxlanSkb(3000, true), dev).size(), 3u);
   EXPECT_EQ(ValidateXmitSkb(VxlanSkb(3000, true), dev, KernelVersion{6, 1}).size(), 1u);
+}
+
+TEST(KernelXmitFeatures, GsoNeededForAnyChecksumStateButPartialOrUnnecessary) {
+  // netif_needs_gso (v6.18 include/linux/netdevice.h): a GSO skb the device
+  // could take is still segmented in software unless ip_summed is PARTIAL or
+  // UNNECESSARY, the segments' checksums being GSO's to write.
+  SkBuff s;
+  s.pkt = Packet(Bytes(200, 0));
+  s.gso_size = 100;
+  s.gso_segs = 2;
+  s.gso_type = gso::kTcpv4;
+  for (const auto& [summed, needs] : {std::pair{IpSummed::kNone, true},
+                                      {IpSummed::kUnnecessary, false},
+                                      {IpSummed::kComplete, true},
+                                      {IpSummed::kPartial, false}}) {
+    s.ip_summed = summed;
+    EXPECT_EQ(NetifNeedsGso(s, netif::kTso), needs) << IpSummedName(summed);
+  }
+  // Without TSO, always.
+  s.ip_summed = IpSummed::kPartial;
+  EXPECT_TRUE(NetifNeedsGso(s, 0));
+  // Not a GSO skb: never.
+  s.gso_size = 0;
+  s.ip_summed = IpSummed::kNone;
+  EXPECT_FALSE(NetifNeedsGso(s, 0));
 }
 
 }  // namespace
