@@ -331,5 +331,27 @@ TEST(KernelXmitFeatures, GsoNeededForAnyChecksumStateButPartialOrUnnecessary) {
   EXPECT_FALSE(NetifNeedsGso(s, 0));
 }
 
+TEST(KernelXmitFeatures, NoMangleidForAnIpv4HeaderWithoutDf) {
+  // gso_features_check (v6.18 net/core/dev.c:3780-3786): a TCPv4 GSO skb
+  // whose IPv4 header lacks DF must keep incrementing IDs, so the device
+  // loses NETIF_F_TSO_MANGLEID for it; with DF it keeps it.
+  Bytes f(14 + 20 + 20 + 300, 0);
+  f[12] = 0x08;
+  f[14] = 0x45;
+  SkBuff s;
+  s.pkt = Packet(f);
+  s.pkt.l3_ofs = 14;
+  s.pkt.l4_ofs = 34;
+  s.ip_summed = IpSummed::kPartial;
+  s.gso_size = 100;
+  s.gso_segs = 3;
+  s.gso_type = gso::kTcpv4;
+  DeviceFeatures dev;
+  dev.features = netif::kSg | netif::kIpCsum | netif::kTso | netif::kTsoMangleid;
+  EXPECT_FALSE(NetifSkbFeatures(s, dev, XmitOptions{}, kLabKernel) & netif::kTsoMangleid);
+  s.pkt.data()[14 + 6] = 0x40;  // DF
+  EXPECT_TRUE(NetifSkbFeatures(s, dev, XmitOptions{}, kLabKernel) & netif::kTsoMangleid);
+}
+
 }  // namespace
 }  // namespace offlab::kernel
