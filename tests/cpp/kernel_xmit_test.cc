@@ -353,5 +353,36 @@ TEST(KernelXmitFeatures, NoMangleidForAnIpv4HeaderWithoutDf) {
   EXPECT_TRUE(NetifSkbFeatures(s, dev, XmitOptions{}, kLabKernel) & netif::kTsoMangleid);
 }
 
+TEST(KernelDeviceTx, ATsoSkbWhoseTcpHeaderDoesNotFitIsSentAsIs) {
+  // device_tx.h: offsets that do not fit are "sent as is" and counted as
+  // device_tx_malformed. A TCP data offset of 4 words (16 bytes, below the
+  // 20-byte minimum) and one of 15 words (60 bytes) running past a frame
+  // that ends 30 bytes after the TCP header are both such.
+  for (const uint8_t doff : {uint8_t{4}, uint8_t{15}}) {
+    Bytes f(14 + 20 + 30, 0);
+    f[12] = 0x08;
+    f[14] = 0x45;
+    f[14 + 9] = 6;
+    f[34 + 12] = static_cast<uint8_t>(doff << 4);
+    SkBuff s;
+    s.pkt = Packet(f);
+    s.pkt.l3_ofs = 14;
+    s.pkt.l4_ofs = 34;
+    s.ip_summed = IpSummed::kPartial;
+    s.csum_start = 34;
+    s.csum_offset = 16;
+    s.gso_size = 4;
+    s.gso_segs = 3;
+    s.gso_type = gso::kTcpv4;
+    DeviceFeatures dev;
+    dev.features = netif::kSg | netif::kHwCsum | netif::kTso;
+    Counters c;
+    const std::vector<Bytes> out = DeviceTransmit(s, dev, &c);
+    ASSERT_EQ(out.size(), 1u) << int{doff};
+    EXPECT_EQ(out[0], f);
+    EXPECT_EQ(c.Get("device_tx_malformed"), 1u);
+  }
+}
+
 }  // namespace
 }  // namespace offlab::kernel
