@@ -133,6 +133,12 @@ TEST(KernelVirtioToSkb, GsoWithoutCsumIsDissectedWhenTheNetworkHeaderIsSet) {
   SkBuff v6 = Skb(TcpFrame(3000));
   v6.pkt.l3_ofs = 14;
   EXPECT_NE(VirtioNetHdrToSkb(v6, Hdr(0, VnetHdr::kGsoTcpv6, 0, 1000, 0, 0), {0, true}), "");
+  // virtio_net_hdr_match_proto: a UDP GSO type matches an IPv4 frame as well
+  // as an IPv6 one (include/linux/virtio_net.h:21-23).
+  SkBuff ufo4 = Skb(TcpFrame(3000, 17));
+  ufo4.pkt.l3_ofs = 14;
+  EXPECT_EQ(VirtioNetHdrToSkb(ufo4, Hdr(0, VnetHdr::kGsoUdp, 0, 1000, 0, 0), {0, true}), "");
+  EXPECT_EQ(ufo4.pkt.l4_ofs, 34);
 }
 
 TEST(KernelVirtioFromSkb, ChecksumStates) {
