@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "offlab/net/bytes.h"
+#include "offlab/net/crc32c_table.h"
 #include "offlab/net/work.h"
 
 namespace offlab::csum {
@@ -225,6 +226,10 @@ uint32_t Crc32cSw(const uint8_t* p, size_t len, uint32_t c) {
 }
 
 }  // namespace
+
+uint32_t Crc32cTable(const uint8_t* data, size_t len, uint32_t crc) {
+  return ~Crc32cSw(data, len, ~crc);
+}
 
 uint32_t Crc32c(const uint8_t* data, size_t len, uint32_t crc) {
   work::Csum(len);
