@@ -5,6 +5,8 @@
 // anything else refused with the variable named. Expected values are the
 // decimal arithmetic done by hand.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
@@ -77,6 +79,27 @@ TEST(InputLimit, MalformedValuesAreRefusedNamingTheVariable) {
           << err.what();
     }
   }
+}
+
+std::string ReadError(const std::string& path) {
+  try {
+    ReadInputFile(path, "f: ", InputKind::kYaml);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(InputFile, SpecialFilesAreRefusedByKindBeforeAnyRead) {
+  // The kinds stat(2) tells apart (S_ISDIR, S_ISFIFO, S_ISCHR).
+  EXPECT_EQ(ReadError("/dev/null"), "f: is a character device, not a regular file");
+  const std::string dir = ::testing::TempDir();
+  EXPECT_EQ(ReadError(dir), "f: is a directory, not a regular file");
+  const std::string fifo = dir + "offlab-input-file-test.fifo";
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(ReadError(fifo), "f: is a FIFO, not a regular file");  // and does not block
+  unlink(fifo.c_str());
 }
 
 }  // namespace
