@@ -2,8 +2,9 @@
 //
 // The input-size limits and their environment variables (docs/security.md):
 // a decimal count of bytes with an optional k/M/G (powers of 1024) suffix,
-// anything else refused with the variable named. Expected values are the
-// decimal arithmetic done by hand.
+// anything else refused with the variable named; and the special files
+// ReadInputFile refuses by kind. Expected values are the decimal arithmetic
+// done by hand and the kinds stat(2) names.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
