@@ -25,7 +25,10 @@ several sittings without mixing results from different code.
 
 Usage: .venv/bin/python bench/mutation_bench.py [--mutants 200] [--seed 1]
            [--only models/src/ovs] [--out build-mutation] [--verify-only]
-           [--rev COMMIT] [--resume]
+           [--rev COMMIT] [--resume] [--report]
+
+Survivors reviewed by hand are listed with their reason in
+bench/mutation_survivors.json; the report prints it beside each.
 """
 
 from __future__ import annotations
@@ -237,11 +240,20 @@ def main() -> int:
     ap.add_argument("--out", default="build-mutation", help="work folder (removed first)")
     ap.add_argument("--rev", default="HEAD", help="commit whose tree is mutated")
     ap.add_argument("--resume", action="store_true", help="continue the run recorded in OUT")
+    ap.add_argument("--report", action="store_true", help="print the report of the run in OUT")
     ap.add_argument(
         "--verify-only", action="store_true", help="judge by offlab verify alone, no C++ tests"
     )
     args = ap.parse_args()
     out = (REPO / args.out).resolve()
+    if args.report:
+        try:
+            rec = json.loads((out / "mutants.json").read_text())
+        except (OSError, ValueError):
+            sys.exit(f"mutation_bench: no run recorded in {out}")
+        print(f"run of {rec['rev'][:12]}, seed {rec['seed']}, {rec['only']}")
+        report([Mutant(**m) for m in rec["mutants"]])
+        return 0
     rev = subprocess.run(
         ["git", "rev-parse", "--verify", f"{args.rev}^{{commit}}"],
         cwd=REPO, capture_output=True, text=True, check=False,
@@ -326,6 +338,26 @@ def restore_tree(out: Path, rev: str) -> Path:
     return src
 
 
+def reasons() -> list[dict]:
+    """Reviewed survivors (bench/mutation_survivors.json): why each survived,
+    matched by file and change (and by line when the entry gives one: an
+    inserted line reads the same wherever it goes), so they carry over
+    between commits. A reason starting "equivalent" takes the mutant out of
+    the score's denominator, as an equivalent mutant the object-code
+    comparison missed."""
+    path = REPO / "bench" / "mutation_survivors.json"
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def reason_for(m: Mutant, known: list[dict]) -> str:
+    for r in known:
+        if (r["file"], r["before"], r["after"]) == (m.file, m.before, m.after) and r.get(
+            "line", m.line
+        ) == m.line:
+            return r["reason"]
+    return "not reviewed"
+
+
 def report(done: list[Mutant]) -> None:
     count = {k: sum(m.outcome == k for m in done) for k in OUTCOMES}
     scored = count["tests"] + count["verify"] + count["survived"]
@@ -337,10 +369,19 @@ def report(done: list[Mutant]) -> None:
     if scored:
         print(f"score: {killed}/{scored} = {100 * killed / scored:.1f} % of non-equivalent mutants")
     survivors = [m for m in done if m.outcome == "survived"]
-    if survivors:
-        print("survivors:")
-        for m in survivors:
-            print(f"  {m.file}:{m.line}: {m.before!r} -> {m.after!r}")
+    if not survivors:
+        return
+    known = reasons()
+    reviewed_equivalent = 0
+    print("survivors:")
+    for m in survivors:
+        reason = reason_for(m, known)
+        reviewed_equivalent += reason.startswith("equivalent")
+        print(f"  {m.file}:{m.line}: {m.before!r} -> {m.after!r}\n      {reason}")
+    if reviewed_equivalent and scored > reviewed_equivalent:
+        rest = scored - reviewed_equivalent
+        print(f"score without the {reviewed_equivalent} reviewed as equivalent: "
+              f"{killed}/{rest} = {100 * killed / rest:.1f} %")  # fmt: skip
 
 
 if __name__ == "__main__":
