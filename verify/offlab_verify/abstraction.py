@@ -165,6 +165,19 @@ class Facts:
     tunnel: int = 0  # the depth-0 tunnel header: 1 VXLAN, 2 Geneve, 3 GRE
     absent: bool = False  # the depth-0 UDP checksum is zero, or a GRE header has none
 
+    @functools.cached_property
+    def wire_bits(self) -> tuple[int, int, int, int, int]:
+        """What wire() reads of a frame: IP and L4 checksums right (absent
+        counts as right) at depth 0 and 1, and the quoted header's."""
+        v = self.ok
+        return (
+            int(v.get(("ip", 0), True)),
+            int(v.get(("l4", 0), True)),
+            int(v.get(("ip", 1), True)),
+            int(v.get(("l4", 1), True)),
+            int(self.quoted_ok),
+        )
+
 
 @functools.lru_cache(maxsize=8192)
 def facts(frame: bytes) -> Facts:
@@ -221,23 +234,37 @@ def _word_fields(word: int) -> dict[str, int]:
     }
 
 
+# abstract()'s results by what they depend on: the frame's facts at the
+# packet's depth, the offloads word, TSO, parsed, the whole ghost state and
+# the encapsulation. The same (facts, word, ghost) recur for every witness of
+# a state and every profile.
+_ABSTRACT: dict[tuple, State] = {}
+
+
 def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
     """The abstract state of `p` in the datapath, carrying ghost/sticky bits of `ghost`."""
     f = facts(p.bytes())
-    v = f.ok
     depth = 1 if encap else 0
-    word = _word_fields(p.offloads.word)
+    word_value = p.offloads.word
+    tso = int(p.tso_segsz > 0)
+    key = (f.wire_bits, f.ipv6[depth], f.transport[depth], f.tunnel, f.absent, word_value, tso,
+           parsed, ghost, encap)  # fmt: skip
+    out = _ABSTRACT.get(key)
+    if out is not None:
+        return out
+    word = _word_fields(word_value)
+    ip0, l40, ip1, l41, quoted = f.wire_bits
 
-    def ok(layer: str, d: int, status: str) -> int:
+    def ok(bit: int, status: str) -> int:
         # Under a partial status the field holds a stale value or a seed that
         # the datapath or the NIC overwrites before the frame leaves, so
         # whether it happens to verify is no fact about the packet (a set
         # action that restores an earlier value can make a stale one verify
         # again): the state does not record it. Witnesses that differ in it
         # and go different ways would still disagree (TooCoarse).
-        return 1 if word[status] == PARTIAL else int(v.get((layer, d), True))
+        return 1 if word[status] == PARTIAL else bit
 
-    return evolve(
+    out = evolve(
         ghost,
         phase=DATAPATH,
         encap=encap,
@@ -245,56 +272,68 @@ def abstract(p: offlab.Packet, ghost: State, encap: int, parsed: int) -> State:
         transport=f.transport[depth],
         tnl=f.tunnel,
         l4_absent=int(f.absent),
-        tso=int(p.tso_segsz > 0),
+        tso=tso,
         parsed=parsed,
         **word,
-        ok_ip_o=ok("ip", 0, "ip_o"),
-        ok_l4_o=ok("l4", 0, "l4_o"),
-        ok_ip_i=ok("ip", 1, "ip_i"),
-        ok_l4_i=ok("l4", 1, "l4_i"),
-        ok_quoted=int(f.quoted_ok),
+        ok_ip_o=ok(ip0, "ip_o"),
+        ok_l4_o=ok(l40, "l4_o"),
+        ok_ip_i=ok(ip1, "ip_i"),
+        ok_l4_i=ok(l41, "l4_i"),
+        ok_quoted=quoted,
     )
+    _ABSTRACT[key] = out
+    return out
 
 
 _BLANK = State()
 
 
+# wire()'s results by what they depend on: the frames' bits, the whole ghost
+# state (it carries more than wire() reads, so the key is only finer), the
+# encapsulation and the violation. A send's frames repeat for every witness
+# of a state, and building the state was most of wire()'s time.
+_WIRE: dict[tuple, State] = {}
+
+
 def wire(frames: list[bytes], ghost: State, encap: int, violation: bool) -> State:
     """The abstract state of what a NIC put on the wire (all frames must agree)."""
-    ok = {"ip0": 1, "l40": 1, "ip1": 1, "l41": 1}
-    quoted = 1
+    ip0 = l40 = ip1 = l41 = quoted = 1
     for fr in frames:
-        f = facts(fr)
-        v = f.ok
-        ok["ip0"] &= int(v.get(("ip", 0), True))
-        ok["l40"] &= int(v.get(("l4", 0), True))
-        ok["ip1"] &= int(v.get(("ip", 1), True))
-        ok["l41"] &= int(v.get(("l4", 1), True))
-        quoted &= int(f.quoted_ok)
-    # From the default state through evolve(): the fields not named keep
-    # their defaults as State(...) would give them, and the result is the
-    # interned object (see evolve.py).
-    return evolve(
-        _BLANK,
-        phase=WIRE,
-        ok_quoted=quoted,
-        encap=encap,
-        ok_ip_o=ok["ip0"],
-        ok_l4_o=ok["l40"],
-        ok_ip_i=ok["ip1"],
-        ok_l4_i=ok["l41"],
-        g_ip=ghost.g_ip,
-        g_l4=ghost.g_l4,
-        g_oip=ghost.g_oip,
-        g_ol4=ghost.g_ol4,
-        v_untrusted=ghost.v_untrusted,
-        v_stale=ghost.v_stale,
-        v_nic=int(ghost.v_nic or violation),
-        v_fixbad=ghost.v_fixbad,
-        v_assert=ghost.v_assert,
-        v_stage=ghost.v_stage,
-        v_merge=ghost.v_merge,
-    )
+        b = facts(fr).wire_bits
+        ip0 &= b[0]
+        l40 &= b[1]
+        ip1 &= b[2]
+        l41 &= b[3]
+        quoted &= b[4]
+    key = (ip0, l40, ip1, l41, quoted, ghost, encap, bool(violation))
+    out = _WIRE.get(key)
+    if out is None:
+        # From the default state through evolve(): the fields not named keep
+        # their defaults as State(...) would give them, and the result is the
+        # interned object (see evolve.py).
+        out = evolve(
+            _BLANK,
+            phase=WIRE,
+            ok_quoted=quoted,
+            encap=encap,
+            ok_ip_o=ip0,
+            ok_l4_o=l40,
+            ok_ip_i=ip1,
+            ok_l4_i=l41,
+            g_ip=ghost.g_ip,
+            g_l4=ghost.g_l4,
+            g_oip=ghost.g_oip,
+            g_ol4=ghost.g_ol4,
+            v_untrusted=ghost.v_untrusted,
+            v_stale=ghost.v_stale,
+            v_nic=int(ghost.v_nic or violation),
+            v_fixbad=ghost.v_fixbad,
+            v_assert=ghost.v_assert,
+            v_stage=ghost.v_stage,
+            v_merge=ghost.v_merge,
+        )
+        _WIRE[key] = out
+    return out
 
 
 def dropped(ghost: State) -> State:

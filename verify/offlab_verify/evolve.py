@@ -16,11 +16,6 @@ _set = object.__setattr__
 
 
 @functools.cache
-def _names(cls: type) -> frozenset[str]:
-    return frozenset(f.name for f in fields(cls))
-
-
-@functools.cache
 def _getter(cls: type) -> Callable[[dict], tuple]:
     """The field values of a state's __dict__, in field order, in C."""
     return operator.itemgetter(*(f.name for f in fields(cls)))
@@ -63,22 +58,35 @@ def cached_eq(s: Any, other: object) -> bool:
 _interned: dict[tuple, Any] = {}
 
 
+@functools.cache
+def _index(cls: type) -> dict[str, int]:
+    """Field name -> position in the field tuple, in field order."""
+    return {f.name: i for i, f in enumerate(fields(cls))}
+
+
 def evolve(s: T, **changes: Any) -> T:
     """A copy of the frozen dataclass `s` with `changes`; unknown field names
-    are refused as replace() refuses them. Equal results are one object."""
+    are refused as replace() refuses them. Equal results are one object.
+
+    The new field tuple is built from the old one; only a value not seen
+    before gets an object (most results are states already made, so the
+    per-field dict is built once per distinct state)."""
     cls = type(s)
-    if not _names(cls).issuperset(changes):
-        raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - _names(cls))}")
-    d = dict(s.__dict__)
-    d.pop("_key", None)
-    d.pop("_hash", None)
-    d.update(changes)
-    key = _getter(cls)(d)
+    index = _index(cls)
+    values = list(_key(s))
+    try:
+        for name, value in changes.items():
+            values[index[name]] = value
+    except KeyError:
+        unknown = sorted(set(changes) - set(index))
+        raise TypeError(f"{cls.__name__} has no field {unknown}") from None
+    key = tuple(values)
     # The class is part of the key: two state classes' equal tuples are not
     # equal states.
     found = _interned.get((cls, key))
     if found is not None:
         return found
+    d = dict(zip(index, key, strict=True))
     d["_key"] = key
     out = _new(cls)
     _set(out, "__dict__", d)
