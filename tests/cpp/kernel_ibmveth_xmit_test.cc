@@ -7,6 +7,7 @@
 // checksum field; an IPv6 one is not marked.
 #include <gtest/gtest.h>
 
+#include "kernel_test_bytes.h"
 #include "offlab/linux/device_tx_ibmveth.h"
 #include "offlab/net/bytes.h"
 
@@ -23,17 +24,7 @@ SkBuff Tso4() {
       "020000000002 020000000001 0800 45000bd4 00014000 4006 1234 0a000001 0a000002"
       "04d20050 00000001 00000000 5010 ffff abcd 0000");
   f.insert(f.end(), 3000, 'x');
-  SkBuff s;
-  s.pkt = Packet(f);
-  s.pkt.l3_ofs = 14;
-  s.pkt.l4_ofs = 34;
-  s.ip_summed = IpSummed::kPartial;
-  s.csum_start = 34;
-  s.csum_offset = 16;
-  s.gso_size = 1000;
-  s.gso_segs = 3;
-  s.gso_type = gso::kTcpv4;
-  return s;
+  return testbytes::PartialTcp4Skb(f, 1000);
 }
 
 TEST(KernelIbmvethXmit, WithoutFirmwareLargesendTheFrameCarriesTheMarks) {

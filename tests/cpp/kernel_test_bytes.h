@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "offlab/linux/skb.h"
 #include "offlab/net/bytes.h"
 
 namespace offlab::kernel::testbytes {
@@ -28,6 +29,26 @@ inline uint16_t Get16(const Bytes& b, size_t o) {
 }
 inline void Add(Bytes& b, std::initializer_list<uint32_t> v) {
   for (uint32_t x : v) b.push_back(static_cast<uint8_t>(x));
+}
+
+// An IPv4/TCP frame (Ethernet at 0, IPv4 at 14, TCP at 34) as a local
+// CHECKSUM_PARTIAL skb; with `mss`, a TCPv4 GSO skb of ceil(payload / mss)
+// segments.
+inline SkBuff PartialTcp4Skb(const Bytes& f, uint16_t mss = 0) {
+  SkBuff s;
+  s.pkt = Packet(f);
+  s.pkt.l3_ofs = 14;
+  s.pkt.l4_ofs = 34;
+  s.ip_summed = IpSummed::kPartial;
+  s.csum_start = 34;
+  s.csum_offset = 16;
+  if (mss) {
+    const size_t payload = f.size() > 54 ? f.size() - 54 : 0;
+    s.gso_size = mss;
+    s.gso_segs = static_cast<uint16_t>((payload + mss - 1) / mss);
+    s.gso_type = gso::kTcpv4;
+  }
+  return s;
 }
 
 }  // namespace offlab::kernel::testbytes

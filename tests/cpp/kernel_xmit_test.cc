@@ -212,14 +212,7 @@ SkBuff Tcp4Partial(size_t len) {
   Tcp(f, 1, 0x18);
   Payload(f, 0, len);
   Put16(f, 34 + 16, Fold(Pseudo4(f, 14, 6, static_cast<uint32_t>(20 + len))));
-  SkBuff s;
-  s.pkt = Packet(f);
-  s.pkt.l3_ofs = 14;
-  s.pkt.l4_ofs = 34;
-  s.ip_summed = IpSummed::kPartial;
-  s.csum_start = 34;
-  s.csum_offset = 16;
-  return s;
+  return PartialTcp4Skb(f);
 }
 
 TEST(KernelXmitCsum, PartialOnDeviceWithoutChecksumIsCompletedInSoftware) {
@@ -334,23 +327,16 @@ TEST(KernelXmitFeatures, GsoNeededForAnyChecksumStateButPartialOrUnnecessary) {
 TEST(KernelXmitFeatures, NoMangleidForAnIpv4HeaderWithoutDf) {
   // gso_features_check (v6.18 net/core/dev.c:3780-3786): a TCPv4 GSO skb
   // whose IPv4 header lacks DF must keep incrementing IDs, so the device
-  // loses NETIF_F_TSO_MANGLEID for it; with DF it keeps it.
-  Bytes f(14 + 20 + 20 + 300, 0);
-  f[12] = 0x08;
-  f[14] = 0x45;
-  SkBuff s;
-  s.pkt = Packet(f);
-  s.pkt.l3_ofs = 14;
-  s.pkt.l4_ofs = 34;
-  s.ip_summed = IpSummed::kPartial;
+  // loses NETIF_F_TSO_MANGLEID for it; with DF (as Tcp4Partial sets) it keeps it.
+  SkBuff s = Tcp4Partial(300);
   s.gso_size = 100;
   s.gso_segs = 3;
   s.gso_type = gso::kTcpv4;
   DeviceFeatures dev;
   dev.features = netif::kSg | netif::kIpCsum | netif::kTso | netif::kTsoMangleid;
-  EXPECT_FALSE(NetifSkbFeatures(s, dev, XmitOptions{}, kLabKernel) & netif::kTsoMangleid);
-  s.pkt.data()[14 + 6] = 0x40;  // DF
   EXPECT_TRUE(NetifSkbFeatures(s, dev, XmitOptions{}, kLabKernel) & netif::kTsoMangleid);
+  s.pkt.data()[14 + 6] = 0;  // DF off
+  EXPECT_FALSE(NetifSkbFeatures(s, dev, XmitOptions{}, kLabKernel) & netif::kTsoMangleid);
 }
 
 TEST(KernelDeviceTx, ATsoSkbWhoseTcpHeaderDoesNotFitIsSentAsIs) {
@@ -359,21 +345,12 @@ TEST(KernelDeviceTx, ATsoSkbWhoseTcpHeaderDoesNotFitIsSentAsIs) {
   // 20-byte minimum) and one of 15 words (60 bytes) running past a frame
   // that ends 30 bytes after the TCP header are both such.
   for (const uint8_t doff : {uint8_t{4}, uint8_t{15}}) {
-    Bytes f(14 + 20 + 30, 0);
-    f[12] = 0x08;
-    f[14] = 0x45;
-    f[14 + 9] = 6;
-    f[34 + 12] = static_cast<uint8_t>(doff << 4);
-    SkBuff s;
-    s.pkt = Packet(f);
-    s.pkt.l3_ofs = 14;
-    s.pkt.l4_ofs = 34;
-    s.ip_summed = IpSummed::kPartial;
-    s.csum_start = 34;
-    s.csum_offset = 16;
+    SkBuff s = Tcp4Partial(10);
+    s.pkt.data()[34 + 12] = static_cast<uint8_t>(doff << 4);
     s.gso_size = 4;
     s.gso_segs = 3;
     s.gso_type = gso::kTcpv4;
+    const Bytes f = s.pkt.bytes();
     DeviceFeatures dev;
     dev.features = netif::kSg | netif::kHwCsum | netif::kTso;
     Counters c;
