@@ -95,6 +95,24 @@ TEST(KernelHostConfig, MalformedFramesAreDroppedOrPassedUp) {
   EXPECT_TRUE(t.wire.size() <= 1);
 }
 
+TEST(KernelHostConfig, OvsDropsAnOverMtuFrameItWouldForward) {
+  // ovs_vport_send (v6.18 net/openvswitch/vport.c): a packet that
+  // is not GSO and longer than the output port's MTU is dropped and counted
+  // as a tx error; nothing of it reaches the wire.
+  KernelHost h = kernel::MakeKernelHost(BuiltinProfile("ixgbe_82599"));
+  h.sw = HostSwitch::kOvs;
+  h.attach = HostAttach::kForward;
+  h.mtu = 1000;
+  const RxOutcome fits = HostReceive(h, {TcpFrame(FlowSeg(0, 900, 0x18))});
+  EXPECT_EQ(fits.wire.size(), 1u);
+  EXPECT_TRUE(fits.drops.empty());
+  const RxOutcome big = HostReceive(h, {TcpFrame(FlowSeg(0, 1200, 0x18))});
+  EXPECT_TRUE(big.wire.empty());
+  ASSERT_EQ(big.drops.size(), 1u);
+  EXPECT_NE(big.drops.begin()->first.find("over-mtu packet"), std::string::npos)
+      << big.drops.begin()->first;
+}
+
 // --- seed 2: ibmveth trunk ------------------------------------------------
 
 constexpr size_t kMss = 1448;
