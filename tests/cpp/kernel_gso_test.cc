@@ -220,6 +220,26 @@ TEST(KernelGsoFragList, MembersNotOneMssLongCrashSgDevicesButCopyWithoutSg) {
               Expected(false, 2 * kMss + 1000, i, 0x10));
 }
 
+TEST(KernelGsoFragList, ASegmentReachingALinearMemberThroughFragsCrashes) {
+  // A head of 1000 payload bytes and one member of an MSS: the first segment
+  // takes its last 448 bytes from the member as page frags, and skb_segment
+  // meets a linear member without head_frag there (v6.18 skbuff.c
+  // BUG_ON(!list_skb->head_frag); v4.11 BUG_ON(skb_headlen(list_skb))): a
+  // crash, dropped here. The member's own frags would be copied without SG.
+  auto fraglist = [] {
+    SkBuff s = GsoSkb(false, 1000 + kMss, 0x10);
+    s.frag_list_lens = {kMss};
+    return s;
+  };
+  for (KernelVersion kv : {kLabKernel, KernelVersion{4, 11}}) {
+    Counters c;
+    EXPECT_TRUE(ValidateXmitSkb(fraglist(), Dev(netif::kSg | netif::kIpCsum), kv, &c).empty())
+        << kv.ToString();
+    EXPECT_EQ(c.Get("skb_segment_bug"), 1u) << kv.ToString();
+  }
+  EXPECT_EQ(ValidateXmitSkb(fraglist(), Dev(netif::kIpCsum)).size(), 2u);
+}
+
 TEST(KernelGsoFragList, IbmvethTrunkSegmentsLinearizesOrDropsByKernel) {
   // The seed setup: GRO'd frag_list skbs bridged to an ibmveth trunk with
   // largesend. v4.11 (no FRAGLIST): software GSO at MSS; v4.19 (FRAGLIST on
