@@ -242,6 +242,10 @@ class Dissector {
   Dissector(const uint8_t* data, size_t len) : data_(data), len_(data ? len : 0) {}
 
   Dissection Run() {
+    // Room for a tunnelled frame's layers (eth, ip, udp, vxlan, eth, ip,
+    // tcp) and checksums, so the common frame grows neither vector.
+    out_.layers.reserve(8);
+    out_.checksums.reserve(4);
     Ethernet(0, len_, 0);
     return std::move(out_);
   }
@@ -274,11 +278,14 @@ class Dissector {
 
   bool Need(const char* layer, size_t off, size_t end, size_t n) {
     if (end - off >= n) return true;
-    return Fail(
-        Format("%s: truncated, need %zu bytes at offset %zu, have %zu", layer, n, off, end - off));
+    return Fail(FormatAlways("%s: truncated, need %zu bytes at offset %zu, have %zu", layer, n, off,
+                             end - off));
   }
 
   void AddLayer(const char* name, int depth, size_t off, size_t len, std::string summary) {
+    // Literal pieces of a summary (ARP's, SCTP's, GRE's) survive an empty
+    // Format; without summaries none is kept.
+    if (!t_summaries) summary.clear();
     out_.layers.push_back(Layer{name, depth, off, len, std::move(summary)});
   }
 
@@ -326,7 +333,8 @@ bool Dissector::Ethernet(size_t off, size_t end, int depth) {
   if (!Need("eth", off, end, hdr::kEthLen)) return false;
   const uint8_t* p = data_ + off;
   uint16_t type = GetBe16(p + 12);
-  std::string summary = MacString(p + 6) + " > " + MacString(p);
+  // Without summaries the concatenations below would still allocate.
+  std::string summary = t_summaries ? MacString(p + 6) + " > " + MacString(p) : std::string();
   if (type < kEthTypeMin) {
     AddLayer("eth", depth, off, hdr::kEthLen, summary + Format(" 802.3 length %u", type));
     return true;
@@ -426,15 +434,17 @@ bool Dissector::Ipv4(size_t off, size_t end, int depth) {
   bool mf = frag & hdr::kIpv4MoreFragments;
   uint8_t proto = p[hdr::kIpv4ProtoOfs];
 
-  std::string summary = Ipv4String(p + hdr::kIpv4SrcOfs) + " > " +
-                        Ipv4String(p + hdr::kIpv4DstOfs) +
-                        Format(" proto %u ttl %u", proto, p[hdr::kIpv4TtlOfs]);
-  if (frag & hdr::kIpv4DontFragment) summary += " df";
-  if (frag & 0x8000u) summary += " rf";  // the reserved flag, which must be zero
-  if (mf) summary += " mf";
-  if (frag_off != 0) summary += Format(" frag off %zu", frag_off);
-  if (hlen > hdr::kIpv4MinLen) summary += Format(" opts %zu", hlen - hdr::kIpv4MinLen);
-  if (tot < end - off) summary += Format(" pad %zu", end - off - tot);
+  std::string summary;
+  if (t_summaries) {
+    summary = Ipv4String(p + hdr::kIpv4SrcOfs) + " > " + Ipv4String(p + hdr::kIpv4DstOfs) +
+              Format(" proto %u ttl %u", proto, p[hdr::kIpv4TtlOfs]);
+    if (frag & hdr::kIpv4DontFragment) summary += " df";
+    if (frag & 0x8000u) summary += " rf";  // the reserved flag, which must be zero
+    if (mf) summary += " mf";
+    if (frag_off != 0) summary += Format(" frag off %zu", frag_off);
+    if (hlen > hdr::kIpv4MinLen) summary += Format(" opts %zu", hlen - hdr::kIpv4MinLen);
+    if (tot < end - off) summary += Format(" pad %zu", end - off - tot);
+  }
   AddLayer("ipv4", depth, off, hlen, std::move(summary));
   InetChecksum("ipv4", depth, off, hlen, hdr::kIpv4CsumOfs, 0, false);
 
@@ -488,8 +498,8 @@ bool Dissector::Ipv6Routing(size_t off, size_t len, IpContext& ip) {
   switch (type) {
     case 0:  // RFC 2460 source route (deprecated): final hop is the last address
       if ((len - kIpv6ExtMinLen) % 16 != 0 || addrs == 0 || segleft > addrs) {
-        return Fail(
-            Format("ipv6-routing: type 0 with %zu addresses, %u segments left", addrs, segleft));
+        return Fail(FormatAlways("ipv6-routing: type 0 with %zu addresses, %u segments left", addrs,
+                                 segleft));
       }
       ip.dst = p + kIpv6ExtMinLen + 16 * (addrs - 1);
       return true;
@@ -518,17 +528,19 @@ bool Dissector::Ipv6(size_t off, size_t end, int depth) {
   size_t plen = GetBe16(p + hdr::kIpv6PlenOfs);
   uint8_t next = p[hdr::kIpv6NextOfs];
   size_t avail = end - off - hdr::kIpv6Len;
-  std::string summary = Ipv6String(p + hdr::kIpv6SrcOfs) + " > " +
-                        Ipv6String(p + hdr::kIpv6DstOfs) +
-                        Format(" next %u hlim %u", next, p[hdr::kIpv6HlimOfs]);
-  if (plen < avail) summary += Format(" pad %zu", avail - plen);
+  std::string summary;
+  if (t_summaries) {
+    summary = Ipv6String(p + hdr::kIpv6SrcOfs) + " > " + Ipv6String(p + hdr::kIpv6DstOfs) +
+              Format(" next %u hlim %u", next, p[hdr::kIpv6HlimOfs]);
+    if (plen < avail) summary += Format(" pad %zu", avail - plen);
+  }
   AddLayer("ipv6", depth, off, hdr::kIpv6Len, std::move(summary));
   if (plen > avail) {
     return Fail(FormatAlways("ipv6: payload length %zu exceeds frame (%zu bytes)", plen, end));
   }
   if (plen == 0 && next != hdr::kProtoNoNext) {
     return Fail(
-        Format("ipv6: payload length 0 with next header %u (jumbograms unsupported)", next));
+        FormatAlways("ipv6: payload length 0 with next header %u (jumbograms unsupported)", next));
   }
 
   IpContext ip;
@@ -605,14 +617,17 @@ bool Dissector::Tcp(size_t off, size_t end, int depth, const IpContext& ip) {
   if (doff < 5) return Fail(FormatAlways("tcp: data offset %zu below minimum 5", doff));
   size_t hlen = doff * 4;
   if (hlen > seg) {
-    return Fail(
-        Format("tcp: data offset %zu (%zu bytes) exceeds segment (%zu bytes)", doff, hlen, seg));
+    return Fail(FormatAlways("tcp: data offset %zu (%zu bytes) exceeds segment (%zu bytes)", doff,
+                             hlen, seg));
   }
-  std::string summary = Format("%u > %u [%s] seq %u ack %u win %u len %zu",
-                               GetBe16(p + hdr::kTcpSrcOfs), GetBe16(p + hdr::kTcpDstOfs),
-                               TcpFlags(off_flags & 0x01ffu).c_str(), GetBe32(p + hdr::kTcpSeqOfs),
-                               GetBe32(p + hdr::kTcpAckOfs), GetBe16(p + 14), seg - hlen);
-  if (hlen > hdr::kTcpMinLen) summary += Format(" opts %zu", hlen - hdr::kTcpMinLen);
+  std::string summary;
+  if (t_summaries) {
+    summary = Format("%u > %u [%s] seq %u ack %u win %u len %zu", GetBe16(p + hdr::kTcpSrcOfs),
+                     GetBe16(p + hdr::kTcpDstOfs), TcpFlags(off_flags & 0x01ffu).c_str(),
+                     GetBe32(p + hdr::kTcpSeqOfs), GetBe32(p + hdr::kTcpAckOfs), GetBe16(p + 14),
+                     seg - hlen);
+    if (hlen > hdr::kTcpMinLen) summary += Format(" opts %zu", hlen - hdr::kTcpMinLen);
+  }
   AddLayer("tcp", depth, off, hlen, std::move(summary));
   if (ip.fragment || !ip.pseudo_known) {
     AddChecksum("tcp", depth, off + hdr::kTcpCsumOfs, GetBe16(p + hdr::kTcpCsumOfs), 0,
@@ -639,7 +654,7 @@ bool Dissector::Udp(size_t off, size_t end, int depth, const IpContext& ip) {
   // Bytes past the UDP length are not part of the datagram (and may be
   // UDP options); receivers trim them, so the checksum covers ulen bytes.
   if (!ip.fragment && ulen < seg) summary += Format(" surplus %zu", seg - ulen);
-  if (ip.v6 && value == 0) summary += " zero-csum (RFC 6935)";
+  if (t_summaries && ip.v6 && value == 0) summary += " zero-csum (RFC 6935)";
   AddLayer("udp", depth, off, hdr::kUdpLen, std::move(summary));
   if (ip.fragment || !ip.pseudo_known) {
     AddChecksum("udp", depth, off + hdr::kUdpCsumOfs, value, 0,
@@ -662,14 +677,14 @@ bool Dissector::Sctp(size_t off, size_t end, int depth, const IpContext& ip) {
   std::string chunk_error;
   for (size_t i = hdr::kSctpLen; i < seg; ++nchunks) {
     if (seg - i < kSctpChunkHdrLen) {
-      chunk_error = Format("sctp: chunk %zu header truncated (%zu bytes)", nchunks, seg - i);
+      chunk_error = FormatAlways("sctp: chunk %zu header truncated (%zu bytes)", nchunks, seg - i);
       break;
     }
     uint8_t type = p[i];
     size_t clen = GetBe16(p + i + 2);
     if (clen < kSctpChunkHdrLen || clen > seg - i) {
-      chunk_error = Format("sctp: chunk %zu (type %u) length %zu invalid (%zu bytes left)", nchunks,
-                           type, clen, seg - i);
+      chunk_error = FormatAlways("sctp: chunk %zu (type %u) length %zu invalid (%zu bytes left)",
+                                 nchunks, type, clen, seg - i);
       break;
     }
     const char* name = SctpChunkName(type);
@@ -790,14 +805,15 @@ bool Dissector::Geneve(size_t off, size_t end, int depth) {
   std::string opt_error;
   for (size_t i = 0; i < opt_len;) {
     if (opt_len - i < kGeneveOptHdrLen) {
-      opt_error = Format("geneve: option header truncated (%zu bytes left)", opt_len - i);
+      opt_error = FormatAlways("geneve: option header truncated (%zu bytes left)", opt_len - i);
       break;
     }
     const uint8_t* o = p + hdr::kGeneveBaseLen + i;
     size_t olen = kGeneveOptHdrLen + size_t{o[3] & 0x1fu} * 4;
     if (olen > opt_len - i) {
-      opt_error = Format("geneve: option 0x%04x/0x%02x length %zu exceeds options (%zu bytes left)",
-                         GetBe16(o), o[2], olen, opt_len - i);
+      opt_error =
+          FormatAlways("geneve: option 0x%04x/0x%02x length %zu exceeds options (%zu bytes left)",
+                       GetBe16(o), o[2], olen, opt_len - i);
       break;
     }
     summary += Format(" opt 0x%04x/0x%02x/%zu", GetBe16(o), o[2], olen - kGeneveOptHdrLen);

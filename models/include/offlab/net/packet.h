@@ -113,7 +113,9 @@ class Packet : private PacketStorage {
  public:
   static constexpr size_t kDefaultHeadroom = 128;
 
-  Packet() : Packet(nullptr, 0) {}
+  // An empty packet owns no buffer (skbs and GRO entries default-construct
+  // many); its first Push or Put allocates.
+  Packet() = default;
   // A null `data` gives `len` zero bytes.
   Packet(const uint8_t* data, size_t len, size_t headroom = kDefaultHeadroom);
   explicit Packet(const Bytes& bytes, size_t headroom = kDefaultHeadroom)
