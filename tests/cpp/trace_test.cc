@@ -169,5 +169,27 @@ TEST(TraceReader, AnOptionMustEndInsideItsBlock) {
   }
 }
 
+TEST(TraceReader, ACaptureCutShortOfThePacketIsRefused) {
+  // The enhanced packet block's original length (body offset 16; the block
+  // starts after the 28-byte section header and 20-byte interface block)
+  // says more or fewer bytes than were captured: offlab replays whole
+  // frames, so either is refused by name.
+  constexpr size_t kOrigLen = 28 + 20 + 8 + 16;
+  for (uint8_t orig : {64, 59}) {
+    Bytes cut = OneFrameCapture({});
+    ASSERT_EQ(cut[kOrigLen], 60);
+    cut[kOrigLen] = orig;
+    try {
+      ParseTrace(cut, "mem");
+      ADD_FAILURE() << "captured 60 of " << int{orig} << " bytes was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("packet 1: truncated capture (60 of " +
+                                           std::to_string(orig) + " bytes)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace offlab::trace
