@@ -104,6 +104,17 @@ TEST(KernelRxProfiles, KernelSectionIsStrict) {
   EXPECT_THROW(ParseProfile(broken("page_frags, source: s", "page_frags"), "dummy"), Error);
   EXPECT_THROW(ParseProfile(broken("  tunnels: {value: [vxlan], source: s}\n", ""), "dummy"),
                Error);
+  // Kernel notes are a list of strings, as the profile's own notes are.
+  const NicProfile noted = ParseProfile(base + good + "  notes: [one, two]\n", "dummy");
+  EXPECT_EQ(noted.kernel->notes, (std::vector<std::string>{"one", "two"}));
+  try {
+    ParseProfile(base + good + "  notes: just one\n", "dummy");
+    ADD_FAILURE() << "a scalar kernel note was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel notes must be a list of strings"),
+              std::string::npos)
+        << e.what();
+  }
   // A feature name features.h does not know is refused when turned into bits.
   const NicProfile odd = ParseProfile(broken("[rx-checksum]", "[rx-nonsense]"), "dummy");
   EXPECT_THROW(KernelDeviceFeatures(odd), Error);
