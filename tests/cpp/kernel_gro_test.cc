@@ -302,6 +302,28 @@ TEST(KernelGroTcp, Ipv6MergesAndSetsPayloadLength) {
   EXPECT_EQ(out[0].gso_segs, 3);
 }
 
+TEST(KernelGroTcp, Ipv6HopLimitOrTrafficClassChangeDoesNotMerge) {
+  // ipv6_gro_flush (include/net/gro.h, v6.18): the traffic class and the hop
+  // limit must match the held packet's; the flow label may differ.
+  Seg s;
+  s.ipv6 = true;
+  const auto segs = Train(2, s);
+  for (int field = 0; field < 2; field++) {
+    Seg t = s;
+    t.seq += 1000;
+    if (field == 0) t.ttl = 63;  // hop limit
+    if (field == 1) t.tos = 0x20;
+    GroCell gro;
+    EXPECT_EQ(gro.Receive(DriverSkb(segs[0])), GroResult::kHeld);
+    EXPECT_EQ(gro.Receive(DriverSkb(TcpFrame(t))), GroResult::kHeld) << field;
+    EXPECT_EQ(gro.Flush().size(), 2u) << field;
+  }
+  // The same segment with the held packet's hop limit and class merges.
+  GroCell gro;
+  gro.Receive(DriverSkb(segs[0]));
+  EXPECT_EQ(gro.Receive(DriverSkb(segs[1])), GroResult::kMerged);
+}
+
 TEST(KernelGroTcp, FullBucketEvictsItsOldest) {
   GroCell gro;
   std::vector<Bytes> firsts;
