@@ -1,13 +1,15 @@
 // What the OVS kernel datapath's receive leaves in the skb: the in-band VLAN
 // tag taken out by skb_vlan_untag for every place a driver's COMPLETE sum may
 // start and for a PARTIAL checksum, and the L4 header found behind IPv6
-// extension headers. Expected sums come from test_util.h's plain-loop oracle
+// extension headers (also by set(ipv6), which must know whether a routing
+// header is still active). Expected sums come from test_util.h's plain-loop oracle
 // over the untagged bytes; header lengths from RFC 8200 section 4 (8-octet
 // units past the first 8) and RFC 4302 section 2.2 (AH: 4-octet units, less 2).
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "offlab/linux/ovs_actions.h"
 #include "offlab/linux/ovs_dp.h"
 #include "offlab/linux/skb_csum.h"
 #include "test_util.h"
@@ -125,6 +127,27 @@ TEST(KernelOvsReceive, Ipv6ExtensionHeaderLengthsByType) {
     EXPECT_EQ(s.skb.pkt.l4_ofs, 54 + c.len);
     EXPECT_EQ(Be16(f, s.skb.pkt.l4_ofs), 0xd478);  // the TCP source port
   }
+}
+
+TEST(KernelOvsSetIpv6, FinishedRoutingHeaderBehindOptionsLeavesTheDestinationInTheSum) {
+  // Destination options (16 bytes: PadN of 14) + routing header with
+  // segments left 0 + TCP: the IPv6 destination is the final one, so a
+  // rewrite of it updates the TCP checksum (set_ipv6_addr's recalc when
+  // ipv6_find_hdr finds no active routing header).
+  Bytes f = Ipv6Behind(60, "2b01 010c 000000000000000000000000 0600 0400 00000000");
+  ASSERT_EQ(f.size(), 54 + 24 + 20);
+  Put16(f, 78 + 16, OracleL4Csum(f, 14, 78, 6, 16));
+  SkBuff skb;
+  skb.csum_from = 14;
+  skb.pkt = Packet(f);
+  OvsSkb s = OvsVportReceive(std::move(skb));
+  OvsKeyIpv6 key, mask;
+  key.dst.fill(0x22);
+  mask.dst.fill(0xff);
+  ASSERT_EQ(OvsSetIpv6(s, key, mask), 0);
+  const Bytes g = s.skb.pkt.bytes();
+  EXPECT_EQ(g[14 + 24], 0x22);
+  EXPECT_EQ(Be16(g, 78 + 16), OracleL4Csum(g, 14, 78, 6, 16));
 }
 
 }  // namespace
