@@ -118,6 +118,39 @@ TEST(KernelHostSeed1, SenderSegmentsTheBurstInHardwareOn618AndInSoftwareOnRhel71
   }
 }
 
+TEST(KernelHostSeed1, Ipv6UnderlayChecksumFollowsTheTunnelKey) {
+  // set(tunnel(ipv6_src, ipv6_dst, csum)) over an IPv6 underlay: with
+  // TUNNEL_CSUM the outer UDP checksum is filled in (vxlan_xmit_one's
+  // udp_sum from the key, v6.18 drivers/net/vxlan/vxlan_core.c); without it
+  // the device sends zero (UDP6_ZERO_CSUM_TX, RFC 6935).
+  for (bool csum : {true, false}) {
+    KernelHost a = Host82599(k618, true, csum);
+    a.ovs_tunnel->ipv6 = true;
+    a.ovs_tunnel->src = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    a.ovs_tunnel->dst = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+    VnetHdr vh;
+    vh.flags = VnetHdr::kNeedsCsum;
+    vh.csum_start = 34;
+    vh.csum_offset = 16;
+    SkBuff skb;
+    ASSERT_EQ(HostGuestSkb(a, GuestTsoFrame(kMss), vh, &skb), "");
+    const TxOutcome t = HostTransmit(a, skb);
+    ASSERT_EQ(t.wire.size(), 1u) << csum;
+    const Bytes& f = t.wire[0];
+    ASSERT_GT(f.size(), 70u);
+    EXPECT_EQ(Be16(f, 12), 0x86dd);
+    EXPECT_EQ(f[14 + 6], 17);
+    EXPECT_EQ(Be16(f, 54 + 2), 4789);
+    if (csum) {
+      EXPECT_NE(Be16(f, 54 + 6), 0);
+      EXPECT_TRUE(OracleL4Ok(f, 14, 54, 17));
+    } else {
+      EXPECT_EQ(Be16(f, 54 + 6), 0);
+    }
+    EXPECT_TRUE(OracleL4Ok(f, 84, 104, 6)) << "inner TCP";
+  }
+}
+
 RxOutcome HostReceives(KernelVersion kv, bool csum) {
   const TxOutcome t = GuestSends(kv, csum);
   KernelHost b = Host82599(kv, false, csum);
