@@ -126,6 +126,29 @@ TEST(KernelConntrackChecksum, GoodChecksumStates) {
   EXPECT_EQ(v6ok.ip_summed, IpSummed::kUnnecessary);
 }
 
+TEST(KernelConntrackChecksum, SkbDataIsWhereItWasAfterTheCheck) {
+  // nf_ip_checksum and nf_ip6_checksum sum by offset and leave skb->data
+  // alone: wherever it was (the MAC header under OVS, the network header at
+  // PRE_ROUTING, past it), it is there afterwards, and the software sum a
+  // failed check leaves is the sum of the bytes from there.
+  for (bool v6 : {false, true}) {
+    const size_t l4 = v6 ? 54 : 34;
+    const Bytes f = Corrupt(v6 ? V6Tcp() : V4(6), l4, 6);
+    for (uint16_t from : {uint16_t{0}, uint16_t{14}, static_cast<uint16_t>(l4)}) {
+      SCOPED_TRACE(std::string(v6 ? "IPv6" : "IPv4") + " data at " + std::to_string(from));
+      SkBuff skb;
+      skb.pkt = Packet(f);
+      skb.csum_from = from;
+      const uint16_t r = v6 ? NfIp6Checksum(skb, 14, l4, NfHook::kPreRouting, 6)
+                            : NfIpChecksum(skb, 14, l4, NfHook::kPreRouting, 6);
+      EXPECT_NE(r, 0);
+      EXPECT_EQ(skb.csum_from, from);
+      ASSERT_EQ(skb.ip_summed, IpSummed::kComplete);
+      EXPECT_EQ(Mod(skb.csum), Mod(OracleSum(&f[from], f.size() - from)));
+    }
+  }
+}
+
 TEST(KernelConntrackTcp, FlagsAndNewConnections) {
   struct Case {
     uint8_t flags;
