@@ -188,5 +188,31 @@ TEST(Coalesce, VxlanOuterChecksumDoesNotVouchForAWrongInnerOne) {
   EXPECT_EQ(Hex(out[1]), bad);
 }
 
+TEST(Coalesce, ASegmentLargerThanTheFirstIsNotMerged) {
+  // tcp_gro_receive (net/ipv4/tcp_offload.c): flush |= (len - 1) >= mss,
+  // where mss is the held packet's first segment size: a following segment
+  // carrying more than that starts anew. Segment 1 with 200 payload bytes
+  // (Pattern(100, 300)), IPv4 total length 0xf0, both checksums from the
+  // plain-loop oracle.
+  Bytes big =
+      FromHex(Sub(Segment(1).substr(0, 2 * 54), "4500008c", "450000f0") + Pattern(100, 300));
+  big[24] = big[25] = 0;
+  const uint16_t ipc = static_cast<uint16_t>(~testing::OracleSum(&big[14], 20));
+  big[24] = static_cast<uint8_t>(ipc >> 8);
+  big[25] = static_cast<uint8_t>(ipc);
+  const uint16_t tcpc = testing::OracleL4Csum(big, 14, 34, 6, 16);
+  big[50] = static_cast<uint8_t>(tcpc >> 8);
+  big[51] = static_cast<uint8_t>(tcpc);
+  CoalesceStats stats;
+  PacketBatch out = Coalesce(Receive({Segment(0), ToHex(big)}, Validating(false)), 65535, &stats);
+  EXPECT_EQ(stats.merged, 0u);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Hex(out[0]), Segment(0));
+  EXPECT_EQ(Hex(out[1]), ToHex(big));
+  // The same bytes as two 100-byte segments merge (the rule is the size).
+  out = Coalesce(Receive({Segment(0), Segment(1), Segment(2)}, Validating(false)), 65535, &stats);
+  EXPECT_EQ(out.size(), 1u);
+}
+
 }  // namespace
 }  // namespace offlab
