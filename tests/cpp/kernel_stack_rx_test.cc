@@ -113,6 +113,13 @@ TEST(KernelStackRxIp, TruncatedAndMalformedHeaders) {
   EXPECT_EQ(StackRcv(s, {}, kLabKernel, &c).verdict.reason, "PKT_TOO_SMALL");
   EXPECT_EQ(c.Get("IpExt:InTruncatedPkts"), 1u);
   EXPECT_EQ(c.Get("Ip:InHdrErrors"), 0u);
+  // Shorter than an Ethernet header: dropped before any layer counts it.
+  Counters none;
+  SkBuff runt = Skb(Bytes(b.begin(), b.begin() + 10));
+  const auto runt_v = StackRcv(runt, {}, kLabKernel, &none).verdict;
+  EXPECT_FALSE(runt_v.delivered);
+  EXPECT_EQ(runt_v.reason, "PKT_TOO_SMALL");
+  EXPECT_TRUE(none.values().empty());
   Bytes v = b;
   v[14] = 0x55;  // version 5
   s = Skb(v);
