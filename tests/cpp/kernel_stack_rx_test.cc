@@ -184,6 +184,31 @@ TEST(KernelStackRxUdp, BadChecksumCountsCsumErrorsAndInErrors) {
   EXPECT_EQ(c.Get("Udp:NoPorts"), 1u);
 }
 
+TEST(KernelStackRxUdp, CompleteSumFromTheMacHeaderIsPulledLikeTheDriversOwn) {
+  // A COMPLETE sum that starts at the MAC header (veth, or a driver that
+  // sums the whole frame) loses the Ethernet header in eth_type_trans's
+  // skb_postpull_rcsum: the stack then sees what a sum from the network
+  // header gives, for a good and for a wrong UDP checksum.
+  for (bool bad : {false, true}) {
+    Bytes b = Frame4(17, 100, 6);
+    if (bad) b[60] ^= 0xff;
+    Counters from_mac, from_ip;
+    SkBuff m = Skb(b, IpSummed::kComplete);
+    m.csum_from = 0;
+    m.csum = Sum16(b, 0, b.size());
+    SkBuff n = Skb(b, IpSummed::kComplete);
+    n.csum_from = 14;
+    n.csum = Sum16(b, 14, b.size());
+    const auto vm = StackRcv(m, Listening(2000), kLabKernel, &from_mac).verdict;
+    const auto vn = StackRcv(n, Listening(2000), kLabKernel, &from_ip).verdict;
+    EXPECT_EQ(vm.delivered, !bad);
+    EXPECT_EQ(vm.delivered, vn.delivered);
+    EXPECT_EQ(vm.reason, vn.reason);
+    EXPECT_EQ(from_mac.values(), from_ip.values()) << bad;
+    EXPECT_EQ(from_mac.Get("Udp:InCsumErrors"), bad ? 1u : 0u);
+  }
+}
+
 TEST(KernelStackRxUdp, ZeroChecksumIpv4AcceptedIpv6RefusedUnlessAllowed) {
   Bytes b = Frame4(17, 20, 6);
   Put16(b, 40, 0);
