@@ -205,6 +205,13 @@ TEST(KernelConntrackUdpIcmp, Verdicts) {
   EXPECT_TRUE(r.checksum_ok);
   EXPECT_EQ(r.reason, "invalid new");
   EXPECT_EQ(r.stat_invalid, 1u);
+  // The same reply to a tracked echo request matches its entry in the reply
+  // direction (icmp_packet: only a packet creating an entry must be a type
+  // that may start one, net/netfilter/nf_conntrack_proto_icmp.c).
+  SkBuff er2 = AtPreRouting(reply, IpSummed::kNone);
+  r = NfConntrackIn(er2, 14, NfHook::kPreRouting, {}, NfCtExisting::kReply);
+  EXPECT_TRUE(r.tracked);
+  EXPECT_EQ(r.stat_invalid, 0u);
 }
 
 // NAT: the rewritten packet is correct for every state, PARTIAL after the
