@@ -188,6 +188,20 @@ TEST(KernelVirtioFromSkb, HdrLenOfAGroChainIsTheFirstFramesLinearBytes) {
   EXPECT_EQ(h.hdr_len, 3054 - 2000);
 }
 
+TEST(KernelVirtioFromSkb, HdrLenOfAPageFragSkbIsItsHeaders) {
+  // A GRO packet from a page-frag driver keeps only the headers it pulled
+  // (eth_get_headlen) in the linear part: skb_headlen is up to the end of
+  // the TCP header, 14 + 20 + 20 bytes, however long the packet.
+  SkBuff s = Skb(TcpFrame(3000));
+  s.ip_summed = IpSummed::kPartial, s.csum_start = 34, s.csum_offset = 16;
+  s.gso_size = 1000, s.gso_type = gso::kTcpv4;
+  s.nr_frags = 3;
+  s.pkt.l4_ofs = 34;
+  VnetHdr h;
+  ASSERT_EQ(VirtioNetHdrFromSkb(s, true, &h), "");
+  EXPECT_EQ(h.hdr_len, 54);
+}
+
 // Outer Ethernet/IPv4/UDP(4789)/VXLAN + inner Ethernet/IPv4/TCP.
 Bytes VxlanTcpFrame(size_t payload) {
   Bytes inner = TcpFrame(payload);
