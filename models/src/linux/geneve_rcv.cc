@@ -30,6 +30,7 @@
 // iptunnel_pull_offloads clears encapsulation and the tunnel GSO bits.
 #include <algorithm>
 
+#include "count_internal.h"
 #include "offlab/linux/geneve.h"
 #include "offlab/linux/stack_rx_csum.h"
 #include "offlab/linux/udp_tunnel.h"
@@ -81,9 +82,7 @@ void MarkCe(SkBuff& skb, size_t l3, uint16_t et) {
 
 GeneveRcvResult GeneveRcv(SkBuff skb, const GeneveConfig& cfg, KernelVersion kv, Counters* c) {
   GeneveRcvResult r;
-  auto dev = [&](const char* what, uint64_t n = 1) {
-    if (c) c->Inc(cfg.name + ":" + what, n);
-  };
+  auto dev = [&](const char* what, uint64_t n = 1) { CountDev(c, cfg.name, what, n); };
   auto drop = [&](std::string why) {
     r.reason = std::move(why);
     r.skb = std::move(skb);

@@ -25,6 +25,7 @@
 //     IFLA_GENEVE_UDP_ZERO_CSUM6_TX.
 #include <algorithm>
 
+#include "count_internal.h"
 #include "offlab/linux/geneve.h"
 #include "offlab/linux/udp_tunnel.h"
 #include "offlab/net/bytes.h"
@@ -62,9 +63,7 @@ uint8_t InnerHopLimit(const SkBuff& skb, uint16_t et) {
 GeneveXmitResult GeneveXmit(SkBuff skb, const GeneveConfig& cfg, const UnderlayRoute& rt,
                             KernelVersion kv, Counters* c) {
   GeneveXmitResult r;
-  auto count = [&](const char* what, uint64_t n = 1) {
-    if (c) c->Inc(cfg.name + ":" + what, n);
-  };
+  auto count = [&](const char* what, uint64_t n = 1) { CountDev(c, cfg.name, what, n); };
   const uint16_t et = skb.len() >= hdr::kEthLen ? GetBe16(skb.pkt.data() + 12) : 0;
   const size_t need = hdr::kEthLen + (et == hdr::kEthTypeIpv4   ? hdr::kIpv4MinLen
                                       : et == hdr::kEthTypeIpv6 ? hdr::kIpv6Len

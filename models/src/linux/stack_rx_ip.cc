@@ -15,6 +15,7 @@
 // checksum bumps Ip:InHdrErrors and IpExt:InCsumErrors).
 #include <algorithm>
 
+#include "count_internal.h"
 #include "offlab/linux/stack_rx.h"
 #include "offlab/linux/stack_rx_csum.h"
 #include "offlab/net/bytes.h"
@@ -32,14 +33,12 @@ const char* EcnField(uint8_t tos) {
 }
 
 void CountIp(Counters* c, bool v6, const char* field, uint64_t n = 1) {
-  if (!c) return;
-  c->Inc(v6 ? std::string("Ip6") + field : std::string("Ip:") + field, n);
+  CountJoined(c, v6 ? "Ip6" : "Ip:", field, n);
 }
 
 // Fields of the IPv4 MIB that /proc/net/netstat shows under IpExt.
 void CountIpExt(Counters* c, bool v6, const char* field, uint64_t n = 1) {
-  if (!c) return;
-  c->Inc(v6 ? std::string("Ip6") + field : std::string("IpExt:") + field, n);
+  CountJoined(c, v6 ? "Ip6" : "IpExt:", field, n);
 }
 
 RxVerdict Ipv4Rcv(SkBuff& skb, size_t l3, KernelVersion kv, Counters* c, IpRcvInfo* info) {

@@ -21,6 +21,7 @@
 // counted even for bad segments; doff < 5 -> bad_packet (Tcp:InErrs);
 // skb_checksum_init (no zero allowance) -> csum_error (Tcp:InCsumErrors then
 // Tcp:InErrs); every path that keeps the segment runs tcp_checksum_complete.
+#include "count_internal.h"
 #include "offlab/linux/skb_csum.h"
 #include "offlab/linux/stack_rx.h"
 #include "offlab/linux/stack_rx_csum.h"
@@ -32,7 +33,8 @@ namespace offlab::kernel {
 namespace {
 
 void CountUdp(Counters* c, bool v6, const char* field) {
-  if (c) c->Inc(UdpMibName(v6, field));
+  // UdpMibName's names, joined without a new string.
+  CountJoined(c, v6 ? "Udp6" : "Udp:", field);
 }
 
 RxVerdict UdpCsumError(Counters* c, bool v6) {
@@ -41,9 +43,7 @@ RxVerdict UdpCsumError(Counters* c, bool v6) {
   return RxVerdict::Drop("UDP_CSUM");
 }
 
-void CountTcp(Counters* c, const char* field) {
-  if (c) c->Inc(std::string("Tcp:") + field);
-}
+void CountTcp(Counters* c, const char* field) { CountJoined(c, "Tcp:", field); }
 
 }  // namespace
 

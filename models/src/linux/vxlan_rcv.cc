@@ -37,6 +37,7 @@
 // pseudo-header sum and is delivered.
 #include <algorithm>
 
+#include "count_internal.h"
 #include "offlab/linux/skb_csum.h"
 #include "offlab/linux/stack_rx_csum.h"
 #include "offlab/linux/udp_tunnel.h"
@@ -114,14 +115,7 @@ void SetCe(SkBuff& skb, size_t l3, uint16_t et) {
 
 VxlanRcvResult VxlanRcv(SkBuff skb, const VxlanConfig& cfg, KernelVersion kv, Counters* c) {
   VxlanRcvResult r;
-  // The device's counters are "<name>:<stat>"; every frame counts two, so the
-  // name is built in one reused buffer rather than a new string each time.
-  thread_local std::string stat;
-  auto dev = [&](const char* what, uint64_t n = 1) {
-    if (!c) return;
-    stat.assign(cfg.name).append(1, ':').append(what);
-    c->Inc(stat, n);
-  };
+  auto dev = [&](const char* what, uint64_t n = 1) { CountDev(c, cfg.name, what, n); };
   auto drop = [&](std::string why) {
     r.reason = std::move(why);
     r.skb = std::move(skb);

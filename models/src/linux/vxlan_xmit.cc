@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "count_internal.h"
 #include "offlab/linux/udp_tunnel.h"
 #include "offlab/linux/vxlan.h"
 #include "offlab/net/bytes.h"
@@ -110,9 +111,7 @@ uint16_t VxlanRcoOffset(uint8_t low) {
 VxlanXmitResult VxlanXmit(SkBuff skb, const VxlanConfig& cfg, const UnderlayRoute& rt,
                           KernelVersion kv, Counters* c) {
   VxlanXmitResult r;
-  auto count = [&](const char* what, uint64_t n = 1) {
-    if (c) c->Inc(cfg.name + ":" + what, n);
-  };
+  auto count = [&](const char* what, uint64_t n = 1) { CountDev(c, cfg.name, what, n); };
   // skb_vlan_inet_prepare: the Ethernet header, and an IP ethertype's base
   // network header, must be present.
   const uint16_t et = skb.len() >= hdr::kEthLen ? GetBe16(skb.pkt.data() + 12) : 0;
