@@ -55,6 +55,19 @@ TEST(KernelSkbDescribe, GsoTypeNamesEveryBitInOrderOrNone) {
   EXPECT_EQ(GsoTypeToString(gso::kTcpv6 | gso::kPartial | gso::kUdpTunnelCsum),
             "tcpv6|udp_tunnel_csum|partial");
   EXPECT_EQ(GsoTypeToString(gso::kFraglist), "fraglist");
+  // Each of bits 0-18 alone by its SKB_GSO_* name (include/linux/skbuff.h,
+  // lower case, the prefix dropped), and all of them in bit order.
+  const char* kSkbGso[] = {"tcpv4",   "dodgy",          "tcp_ecn",    "tcp_fixedid",
+                           "tcpv6",   "fcoe",           "gre",        "gre_csum",
+                           "ipxip4",  "ipxip6",         "udp_tunnel", "udp_tunnel_csum",
+                           "partial", "tunnel_remcsum", "sctp",       "esp",
+                           "udp",     "udp_l4",         "fraglist"};
+  std::string all;
+  for (uint32_t bit = 0; bit < 19; bit++) {
+    EXPECT_EQ(GsoTypeToString(1u << bit), kSkbGso[bit]) << bit;
+    all += (bit ? "|" : "") + std::string(kSkbGso[bit]);
+  }
+  EXPECT_EQ(GsoTypeToString((1u << 19) - 1), all);
   EXPECT_EQ(IpSummedName(IpSummed::kPartial), std::string("PARTIAL"));
 }
 
