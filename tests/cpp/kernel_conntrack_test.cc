@@ -214,6 +214,26 @@ TEST(KernelConntrackUdpIcmp, Verdicts) {
   EXPECT_EQ(r.stat_invalid, 0u);
 }
 
+TEST(KernelConntrackUdpIcmp, IcmpErrorTypesNeedATrackedInnerPacket) {
+  // nf_conntrack_icmpv4_error: destination unreachable, source quench,
+  // redirect, time exceeded and parameter problem (types 3, 4, 5, 11, 12)
+  // are errors, related to the connection their quoted packet belongs to
+  // and invalid without one.
+  for (uint8_t type : {3, 4, 5, 11, 12}) {
+    SCOPED_TRACE(int{type});
+    Bytes f = V4(1);
+    f[34] = type;
+    Put16(f, 36, 0);
+    Put16(f, 36, static_cast<uint16_t>(~OracleSum(&f[34], f.size() - 34)));
+    SkBuff lone = AtPreRouting(f, IpSummed::kNone);
+    EXPECT_EQ(NfConntrackIn(lone, 14, NfHook::kPreRouting, {}).reason, "no match for inner packet");
+    SkBuff rel = AtPreRouting(f, IpSummed::kNone);
+    NfCtResult r = NfConntrackIn(rel, 14, NfHook::kPreRouting, {}, NfCtExisting::kRelated);
+    EXPECT_TRUE(r.tracked);
+    EXPECT_EQ(r.ctinfo, NfCtInfo::kRelated);
+  }
+}
+
 // NAT: the rewritten packet is correct for every state, PARTIAL after the
 // software completion, COMPLETE with the sum still matching the bytes.
 TEST(KernelConntrackNat, SnatDnatEveryState) {
