@@ -141,6 +141,28 @@ TEST(KernelVirtioToSkb, GsoWithoutCsumIsDissectedWhenTheNetworkHeaderIsSet) {
   EXPECT_EQ(ufo4.pkt.l4_ofs, 34);
 }
 
+TEST(KernelVirtioToSkb, NoEthertypeTakesTheProtocolFromTheGsoType) {
+  // virtio_net_hdr_set_proto (include/linux/virtio_net.h:28-48): when the
+  // device parses no protocol from the header, TCPv4 means IPv4 and TCPv6
+  // IPv6, and the dissection finds the transport header with it.
+  SkBuff v4 = Skb(TcpFrame(3000));
+  v4.pkt.data()[12] = v4.pkt.data()[13] = 0;
+  v4.pkt.l3_ofs = 14;
+  ASSERT_EQ(VirtioNetHdrToSkb(v4, Hdr(0, VnetHdr::kGsoTcpv4, 0, 1000, 0, 0), {0, true}), "");
+  EXPECT_EQ(v4.pkt.l4_ofs, 34);
+  // Ethernet with type 0, IPv6 (next header TCP, 3020 payload bytes), TCP
+  // with data offset 5, 3000 bytes.
+  Bytes f =
+      FromHex(testing::H("020202020202 040404040404 0000 60000000 0bcc 06 40"
+                         "20010db8000000000000000000000001 20010db8000000000000000000000002"
+                         "d4781451 00000001 00000000 5010 2000 0000 0000"));
+  f.resize(f.size() + 3000, 0x5a);
+  SkBuff v6 = Skb(f);
+  v6.pkt.l3_ofs = 14;
+  ASSERT_EQ(VirtioNetHdrToSkb(v6, Hdr(0, VnetHdr::kGsoTcpv6, 0, 1000, 0, 0), {0, true}), "");
+  EXPECT_EQ(v6.pkt.l4_ofs, 54);
+}
+
 TEST(KernelVirtioFromSkb, ChecksumStates) {
   SkBuff s = Skb(TcpFrame(100));
   VnetHdr h;
