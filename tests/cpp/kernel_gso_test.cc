@@ -140,6 +140,32 @@ TEST(KernelGsoTcp, Ipv6SegmentsCarryTheirPayloadLength) {
   for (size_t i = 0; i < 3; i++) EXPECT_EQ(wire[i], Expected(true, 3000, i));
 }
 
+// The IPv6 frame with an 8-byte destination options header (next header
+// TCP, PadN of 6) between the IPv6 and TCP headers. The TCP checksum does
+// not cover extension headers (RFC 8200 section 8.1), so it stays right.
+Bytes WithDstOpts(Bytes f) {
+  const Bytes opts = {6, 0, 1, 4, 0, 0, 0, 0};
+  f.insert(f.begin() + kL3 + 40, opts.begin(), opts.end());
+  f[kL3 + 6] = 60;
+  Put16(f, kL3 + 4, Get16(f, kL3 + 4) + 8);
+  return f;
+}
+
+TEST(KernelGsoTcp, Ipv6SegmentsKeepAnExtensionHeader) {
+  // ipv6_gso_pull_exthdrs (net/ipv6/ip6_offload.c) steps over the options
+  // header by its length ((0 + 1) * 8 bytes) to the TCP header; each
+  // segment carries it.
+  SkBuff s = GsoSkb(true, 3000);
+  s.pkt = Packet(WithDstOpts(s.pkt.bytes()));
+  s.pkt.l3_ofs = kL3;
+  s.pkt.l4_ofs = kL3 + 48;
+  s.csum_start = kL3 + 48;
+  auto segs = ValidateXmitSkb(s, Dev(netif::kSg));
+  ASSERT_EQ(segs.size(), 3u);
+  for (size_t i = 0; i < 3; i++)
+    EXPECT_EQ(segs[i].pkt.bytes(), WithDstOpts(Expected(true, 3000, i))) << i;
+}
+
 TEST(KernelGsoTcp, DodgySkbOnTsoDeviceOnlyGetsItsSegmentCountChecked) {
   // A TAP skb (SKB_GSO_DODGY) is software-segmented on no device with
   // GSO_ROBUST, but tcp_gso_segment hands it back whole when the device
