@@ -271,6 +271,17 @@ TEST(KernelXmitCsum, ChecksumOffsetAndProtocolRulesByKernel) {
             IpSummed::kNone);
 }
 
+TEST(KernelXmitCsum, TheTransportHeaderIsWhereTheChecksumStarts) {
+  // validate_xmit_skb (net/core/dev.c): skb_set_transport_header(skb,
+  // skb_checksum_start_offset(skb)) for a PARTIAL skb, whatever the
+  // transport offset said before.
+  for (uint64_t f : {uint64_t{netif::kIpCsum}, uint64_t{0}}) {
+    SkBuff s = Tcp4Partial(100);
+    s.pkt.l4_ofs = kNoOffset;
+    EXPECT_EQ(ValidateXmitSkb(s, Dev(f)).at(0).pkt.l4_ofs, 34) << f;
+  }
+}
+
 TEST(KernelXmitFeatures, LinearizeFragListAndFragsTheDeviceCannotGather) {
   SkBuff s = Tcp4Partial(600);
   s.frag_list_lens = {500};
