@@ -334,6 +334,22 @@ TEST(CtValidation, SoftwareCheckRecordsL4Protocol) {
   }
 }
 
+TEST(CtValidation, Ipv6ExtensionHeaderBeforeTheTcpHeader) {
+  // kTcp6 with an 8-byte destination options header (next TCP, PadN of 6):
+  // conntrack steps over it to the TCP header (its checksum, which does
+  // not cover extension headers, stays 97dd) and checks it there.
+  std::string with_opts = Replace(kTcp6, "600000000014064020010db8", "60000000001c3c4020010db8");
+  with_opts.insert(2 * 54, "0600010400000000");
+  for (bool corrupt : {false, true}) {
+    Conntrack ct;
+    Counters c;
+    const std::string f = corrupt ? Replace(with_opts, "97dd", "97de") : with_opts;
+    Packet p = Track(ct, Make(f), "", &c);
+    EXPECT_EQ(p.md.ct_state, corrupt ? kTrk | ct::kInvalid : kTrk | ct::kNew) << corrupt;
+    EXPECT_EQ(c.Get("conntrack_l4csum_err"), corrupt ? 1u : 0u);
+  }
+}
+
 TEST(CtValidation, InvalidPacketIsNotNated) {
   Conntrack ct;
   Packet p = Track(ct, Make(kTcpSyn, CsumStatus::kBad), "commit,nat(dst=10.0.0.9:8080)");
