@@ -93,6 +93,15 @@ TEST(Rope, AllZeroLooksAtTheRangeOnly) {
   EXPECT_FALSE(r.AllZero(0, 64));
   EXPECT_TRUE(r.AllZero(11, 53));
   EXPECT_TRUE(One(PayloadBuf::Zeros(70000), 5, 70000 - 5).AllZero(0, 69995));
+  // Past the first 4 KiB it compares at a time: one byte anywhere in a
+  // 64 KiB payload is seen.
+  Bytes big(65536, 0);
+  EXPECT_TRUE(AllZeroBytes(big.data(), big.size()));
+  for (size_t at : {size_t{0}, size_t{4095}, size_t{4096}, size_t{40000}, size_t{65535}}) {
+    big[at] = 1;
+    EXPECT_FALSE(AllZeroBytes(big.data(), big.size())) << at;
+    big[at] = 0;
+  }
 }
 
 // The one's-complement sum of any range of a packet with a tail, split at
