@@ -324,6 +324,22 @@ TEST(KernelGroTcp, Ipv6HopLimitOrTrafficClassChangeDoesNotMerge) {
   EXPECT_EQ(gro.Receive(DriverSkb(segs[1])), GroResult::kMerged);
 }
 
+TEST(KernelGroTcp, Ipv6SegmentsFromAnotherSourceAreAnotherFlow) {
+  // ipv6_gro_receive (net/ipv6/ip6_offload.c): addresses, next header and
+  // flow label must match for same_flow; with the same MAC header, ports and
+  // sequence a segment from another source address is not merged.
+  Seg s;
+  s.ipv6 = true;
+  const auto segs = Train(2, s);
+  Seg t = s;
+  t.seq += 1000;
+  t.src[3] = 9;
+  GroCell gro;
+  EXPECT_EQ(gro.Receive(DriverSkb(segs[0])), GroResult::kHeld);
+  EXPECT_EQ(gro.Receive(DriverSkb(TcpFrame(t))), GroResult::kHeld);
+  EXPECT_EQ(gro.Flush().size(), 2u);
+}
+
 TEST(KernelGroTcp, FullBucketEvictsItsOldest) {
   GroCell gro;
   std::vector<Bytes> firsts;
