@@ -297,6 +297,19 @@ TEST(KernelRxIbmveth, OnlyTcpFramesGetTheChecksumHelpersPartial) {
   EXPECT_EQ(DriverReceive(udp_zeros, p).ip_summed, IpSummed::kUnnecessary);
 }
 
+TEST(KernelRxIbmveth, TheHelperRebuildsAnIpv4ChecksumOf0xffff) {
+  // ibmveth_rx_csum_helper (v6.18 ibmveth.c:1397-1401): an IPv4 header
+  // checksum of 0xffff (the sender offloaded it) is computed afresh.
+  const NicProfile p = BuiltinProfile("ibmveth_trunk");
+  Bytes f = Tcp(100);
+  Put16(f, 24, 0xffff);
+  Put16(f, 50, 0);
+  SkBuff s = DriverReceive(f, p);
+  EXPECT_EQ(s.ip_summed, IpSummed::kPartial);
+  EXPECT_TRUE(testing::OracleIpv4HeaderOk(s.pkt.bytes(), 14));
+  EXPECT_NE(s.pkt.data()[24], 0xff);
+}
+
 TEST(KernelRxIbmveth, TheHelperReadsOnlyTheFourBitHeaderLength) {
   // ibmveth_rx_csum_helper takes iphlen = iph->ihl * 4 (v6.18 ibmveth.c
   // :1403), the low nibble alone: an IPv4 ethertype whose first byte is 0x55
