@@ -354,7 +354,14 @@ TEST(TunnelPop, Ipv6OuterHasNoIpCheck) {
   ASSERT_TRUE(r.ok);
   ExpectCounters(r.c, 0, 0, 1, 0);
   EXPECT_TRUE(r.p.md.tunnel.ipv6);
+  EXPECT_EQ(r.p.md.tunnel.ttl, 64);
   EXPECT_EQ(Hex(r.p), kFrameG);
+  // ip_extract_tnl_md (lib/netdev-native-tnl.c): the tunnel TTL is the hop
+  // limit (33 here; not in the UDP checksum's pseudo-header, so 6a8e stays).
+  PopResult hlim = Pop(Sub(v6, "6000000000861140", "6000000000861121"), CsumStatus::kUnknown,
+                       CsumStatus::kUnknown);
+  ASSERT_TRUE(hlim.ok);
+  EXPECT_EQ(hlim.p.md.tunnel.ttl, 33);
   PopResult bad = Pop(Sub(v6, "6a8e", "6a8f"), CsumStatus::kUnknown, CsumStatus::kUnknown);
   EXPECT_FALSE(bad.ok);
   ExpectCounters(bad.c, 0, 0, 1, 1);
