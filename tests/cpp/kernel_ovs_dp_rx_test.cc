@@ -7,6 +7,7 @@
 // units past the first 8) and RFC 4302 section 2.2 (AH: 4-octet units, less 2).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "offlab/linux/ovs_actions.h"

@@ -3,6 +3,8 @@
 // complete IP header behind it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "offlab/linux/skb_csum.h"
 #include "test_util.h"
 
