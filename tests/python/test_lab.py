@@ -155,9 +155,13 @@ def test_failure_mid_case_leaves_nothing():
     assert _lab_names() == names and _root_links() == links and not os.path.exists(tmp)
 
 
+# The child takes SIGINT as an interactive Ctrl-C does: a suite started in
+# the background by a non-interactive shell inherits SIGINT ignored, and
+# Python then installs no KeyboardInterrupt handler of its own.
 CHILD = """
-import sys, time
+import signal, sys, time
 from offlab.lab import nsutil, topology as T
+signal.signal(signal.SIGINT, signal.default_int_handler)
 with nsutil.guard_signals(), nsutil.Lab() as lab:
     T.tap(lab)
     print(lab.prefix, flush=True)
@@ -177,6 +181,10 @@ def test_signal_mid_case_leaves_nothing(sig):
     finally:
         if p.poll() is None:
             p.kill()
+            p.wait()
+            # Killed, it could not clean up: its namespaces go now, not at the
+            # next lab run.
+            nsutil.reap_stale()
     time.sleep(0.1)
     assert p.returncode != 0
     assert not any(n.startswith(prefix) for n in _lab_names())
