@@ -11,8 +11,12 @@ committed tree (`git archive HEAD`), built as the package is (-O2) without debug
    goes on until `--mutants` compiled ones have run.
 3. The C++ tests run first (offlab_tests, stopping at the first failure); a
    mutant they miss runs `offlab verify` (every property, profile, setting,
-   lemma and the kernel model) on the mutated core. A failing or crashing run,
-   or one over the time limit, kills it.
+   lemma and the kernel model) on the mutated core, and one that survives
+   that runs the Python tests that hold the core against an outside oracle
+   (ORACLE_TESTS: the running kernel in the lab, ovs-vswitchd, scapy, the
+   verifier's exported relation) through the mutated core module. A failing
+   or crashing run, or one over the time limit, kills it. `--no-python`
+   leaves the last stage out (runs 1 and 2 had none).
 
 Prints the score (killed / compiled non-equivalent), who killed what, and the
 survivors with their file, line and change; writes everything to
@@ -25,7 +29,7 @@ several sittings without mixing results from different code.
 
 Usage: .venv/bin/python bench/mutation_bench.py [--mutants 200] [--seed 1]
            [--only models/src/ovs] [--out build-mutation] [--verify-only]
-           [--rev COMMIT] [--resume] [--report]
+           [--rev COMMIT] [--resume] [--report] [--no-python]
 
 Survivors reviewed by hand are listed with their reason in
 bench/mutation_survivors.json; the report prints it beside each.
@@ -46,7 +50,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-OUTCOMES = ("stillborn", "equivalent", "tests", "verify", "survived")
+OUTCOMES = ("stillborn", "equivalent", "tests", "verify", "python", "survived")
+# The Python suites that compare the core with something outside it; the rest
+# test the CLI, the simulator (not built in the mutant tree) or the notebooks.
+# About 2.5 minutes on 2 cores, so they run only on what the first stages miss.
+ORACLE_TESTS = (
+    "tests/python/test_lab.py",  # the running kernel, case by case (needs root)
+    "tests/python/test_lab_offline.py",
+    "tests/python/test_conformance.py",  # the verifier's relation against the core
+    "tests/python/test_conformance_gaps.py",
+    "tests/python/test_oracle_properties.py",  # scapy's checksums after each operation
+    "tests/python/test_ovs_diff.py",  # ovs-vswitchd's dummy datapath
+    "tests/python/test_frame_lengths.py",
+)
 VENV = Path(sys.executable).parent
 
 
@@ -57,7 +73,7 @@ class Mutant:
     line: int
     before: str
     after: str
-    outcome: str = ""  # equivalent | stillborn | tests | verify | survived
+    outcome: str = ""  # one of OUTCOMES
     seconds: float = 0.0
 
 
@@ -153,10 +169,11 @@ def mutant_text(work: Path, m: Mutant) -> str:
 class Runner:
     """Builds and judges mutants in one prepared tree."""
 
-    def __init__(self, src: Path, verify_only: bool) -> None:
+    def __init__(self, src: Path, verify_only: bool, python: bool) -> None:
         self.src = src
         self.build = src / "build"
         self.verify_only = verify_only
+        self.python = python
         self.env = {
             **os.environ,
             "PYTHONPATH": f"{self.build / 'python'}:{src / 'python'}:{src / 'verify'}",
@@ -166,18 +183,23 @@ class Runner:
         if run(["ninja", "-C", "build", "offlab_tests", "_core"], src, 7200) != 0:
             sys.exit("mutation_bench: the unmutated tree does not build")
         self._stage_python()
+        self._check_module()
         t_tests = time.perf_counter()
         if self.tests(3600) != 0:
             sys.exit("mutation_bench: the C++ tests fail on the unmutated tree")
         t_verify = time.perf_counter()
         if self.verify(3600) != 0:
             sys.exit("mutation_bench: offlab verify fails on the unmutated tree")
+        t_python = time.perf_counter()
+        if self.python and self.pytest(7200) != 0:
+            sys.exit("mutation_bench: the oracle Python tests fail on the unmutated tree")
         done = time.perf_counter()
         self.tests_limit = max(60.0, 5 * (t_verify - t_tests))
-        self.verify_limit = max(120.0, 5 * (done - t_verify))
+        self.verify_limit = max(120.0, 5 * (t_python - t_verify))
+        self.python_limit = max(600.0, 3 * (done - t_python))
         print(
             f"baseline: build {t_tests - t:.0f} s, tests {t_verify - t_tests:.1f} s, "
-            f"verify {done - t_verify:.1f} s",
+            f"verify {t_python - t_verify:.1f} s, python {done - t_python:.1f} s",
             flush=True,
         )
 
@@ -189,6 +211,17 @@ class Runner:
             link = staged / p.name
             if not link.exists():
                 link.symlink_to(p)
+
+    def _check_module(self) -> None:
+        # A stale or missing module would let the Python stages test the
+        # installed, unmutated core (or fail every mutant on import).
+        where = subprocess.run(
+            [sys.executable, "-c", "import offlab._core as c; print(c.__file__)"],
+            cwd=self.build, env=self.env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if where.returncode != 0 or not where.stdout.strip().startswith(str(self.build)):
+            sys.exit(f"mutation_bench: offlab._core does not load from {self.build}: "
+                     f"{(where.stdout + where.stderr).strip().splitlines()[-1:]}")  # fmt: skip
 
     def original_object(self, file: str) -> bytes:
         if file not in self.originals:
@@ -204,6 +237,11 @@ class Runner:
         shutil.rmtree(out, ignore_errors=True)
         cmd = [sys.executable, "-m", "offlab.cli", "verify", "--out", str(out)]
         return run(cmd, self.build, limit, self.env)
+
+    def pytest(self, limit: float) -> int:
+        cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+               *ORACLE_TESTS]  # fmt: skip
+        return run(cmd, self.src, limit, self.env)
 
     def judge(self, m: Mutant, text: str) -> str:
         path = self.src / m.file
@@ -225,7 +263,11 @@ class Runner:
                     return "tests"
             if run(["ninja", "-C", "build", "_core"], self.src, 1200) != 0:
                 return "stillborn"
-            return "verify" if self.verify(self.verify_limit) != 0 else "survived"
+            if self.verify(self.verify_limit) != 0:
+                return "verify"
+            if self.python and self.pytest(self.python_limit) != 0:
+                return "python"
+            return "survived"
         finally:
             path.write_text(original)
             # Back to the original object before the next mutant of this file.
@@ -244,6 +286,9 @@ def main() -> int:
     ap.add_argument(
         "--verify-only", action="store_true", help="judge by offlab verify alone, no C++ tests"
     )
+    ap.add_argument(
+        "--no-python", action="store_true", help="leave out the oracle Python tests' stage"
+    )
     args = ap.parse_args()
     out = (REPO / args.out).resolve()
     if args.report:
@@ -261,7 +306,7 @@ def main() -> int:
     if rev.returncode != 0:
         sys.exit(f"mutation_bench: {args.rev!r} is not a commit")
     key = {"rev": rev.stdout.strip(), "seed": args.seed, "only": args.only,
-           "verify_only": args.verify_only}  # fmt: skip
+           "verify_only": args.verify_only, "python": not args.no_python}  # fmt: skip
     done = resume(out, key) if args.resume else []
     if not done:
         shutil.rmtree(out, ignore_errors=True)
@@ -279,7 +324,7 @@ def main() -> int:
     print(f"{len(pool)} mutants of {len(files)} files at {key['rev'][:12]}; "
           f"{compiled} judged before; running until {args.mutants} compile",
           flush=True)  # fmt: skip
-    runner = Runner(src, args.verify_only)
+    runner = Runner(src, args.verify_only, not args.no_python)
     for m in pool:
         if compiled >= args.mutants:
             break
@@ -314,6 +359,8 @@ def resume(out: Path, key: dict[str, object]) -> list[Mutant]:
         rec = json.loads((out / "mutants.json").read_text())
     except (OSError, ValueError):
         sys.exit(f"mutation_bench: no run to resume in {out}")
+    # Runs recorded before the Python stage existed had none.
+    rec.setdefault("python", False)
     if any(rec.get(k) != v for k, v in key.items()):
         sys.exit(f"mutation_bench: the run in {out} was of another commit, seed or scope")
     return [Mutant(**m) for m in rec["mutants"]]
@@ -360,12 +407,13 @@ def reason_for(m: Mutant, known: list[dict]) -> str:
 
 def report(done: list[Mutant]) -> None:
     count = {k: sum(m.outcome == k for m in done) for k in OUTCOMES}
-    scored = count["tests"] + count["verify"] + count["survived"]
-    killed = count["tests"] + count["verify"]
+    killed = count["tests"] + count["verify"] + count["python"]
+    scored = killed + count["survived"]
     print()
     print(f"mutants drawn: {len(done)}; stillborn (do not compile): {count['stillborn']}")
     print(f"equivalent (same object code): {count['equivalent']}")
-    print(f"killed by the C++ tests: {count['tests']}; by offlab verify: {count['verify']}")
+    print(f"killed by the C++ tests: {count['tests']}; by offlab verify: {count['verify']}; "
+          f"by the oracle Python tests: {count['python']}")  # fmt: skip
     if scored:
         print(f"score: {killed}/{scored} = {100 * killed / scored:.1f} % of non-equivalent mutants")
     survivors = [m for m in done if m.outcome == "survived"]
