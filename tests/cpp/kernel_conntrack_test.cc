@@ -23,10 +23,7 @@ using testing::OracleSum;
 
 const std::string kEth = "0a8f394fe0738abf7e2f0584";
 
-void Put16(Bytes& f, size_t ofs, uint16_t v) {
-  f[ofs] = static_cast<uint8_t>(v >> 8);
-  f[ofs + 1] = static_cast<uint8_t>(v);
-}
+using testing::Put16;
 int Mod(uint32_t s) { return static_cast<int>(OracleSum(nullptr, 0, s) % 0xffff); }
 size_t CsumOfs(uint8_t proto) { return proto == 6 ? 16 : proto == 17 ? 6 : 2; }
 

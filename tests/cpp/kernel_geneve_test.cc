@@ -11,6 +11,7 @@
 #include "offlab/linux/geneve.h"
 #include "offlab/net/bytes.h"
 #include "offlab/net/counters.h"
+#include "test_util.h"
 
 namespace offlab::kernel {
 namespace {
@@ -27,10 +28,7 @@ uint16_t Fold(uint32_t a) {
   return static_cast<uint16_t>(a);
 }
 uint16_t At16(const Bytes& b, size_t o) { return static_cast<uint16_t>(b[o] << 8 | b[o + 1]); }
-void Put16(Bytes& b, size_t o, uint16_t v) {
-  b[o] = static_cast<uint8_t>(v >> 8);
-  b[o + 1] = static_cast<uint8_t>(v);
-}
+using testing::Put16;
 void Append(Bytes& b, std::initializer_list<int> v) {
   for (int x : v) b.push_back(static_cast<uint8_t>(x));
 }

@@ -32,11 +32,6 @@ struct Seg {
   bool ipv6 = false;
 };
 
-inline void Put16(Bytes& b, size_t at, uint16_t v) {
-  b[at] = static_cast<uint8_t>(v >> 8);
-  b[at + 1] = static_cast<uint8_t>(v);
-}
-
 // Folded pseudo-header sum (not complemented) for IPv4 / IPv6.
 inline uint16_t PseudoFold4(const uint8_t* src, const uint8_t* dst, uint8_t proto, uint32_t len) {
   uint32_t s = OracleSum(src, 4);

@@ -24,10 +24,7 @@ using testing::OracleL4Csum;
 using testing::OraclePseudo;
 using testing::OracleSum;
 
-void Put16(Bytes& f, size_t ofs, uint16_t v) {
-  f[ofs] = static_cast<uint8_t>(v >> 8);
-  f[ofs + 1] = static_cast<uint8_t>(v);
-}
+using testing::Put16;
 
 int Mod(uint32_t s) { return static_cast<int>(OracleSum(nullptr, 0, s) % 0xffff); }
 

@@ -26,10 +26,7 @@ constexpr IpSummed kStates[] = {IpSummed::kNone, IpSummed::kUnnecessary, IpSumme
                                 IpSummed::kPartial};
 const std::string kEth = "0a8f394fe0738abf7e2f0584";
 
-void Put16(Bytes& f, size_t ofs, uint16_t v) {
-  f[ofs] = static_cast<uint8_t>(v >> 8);
-  f[ofs + 1] = static_cast<uint8_t>(v);
-}
+using testing::Put16;
 // One's-complement difference a - b, as a value mod 0xffff.
 int Diff(uint16_t a, uint16_t b) { return ((int{a} - int{b}) % 0xffff + 0xffff) % 0xffff; }
 int Mod(uint32_t s) { return static_cast<int>(OracleSum(nullptr, 0, s) % 0xffff); }

@@ -11,6 +11,7 @@
 #include "offlab/linux/stack_rx.h"
 #include "offlab/net/bytes.h"
 #include "offlab/net/counters.h"
+#include "test_util.h"
 
 namespace offlab::kernel {
 namespace {
@@ -26,10 +27,7 @@ uint16_t Fold(uint32_t a) {
   while (a >> 16) a = (a & 0xffff) + (a >> 16);
   return static_cast<uint16_t>(a);
 }
-void Put16(Bytes& b, size_t o, uint16_t v) {
-  b[o] = static_cast<uint8_t>(v >> 8);
-  b[o + 1] = static_cast<uint8_t>(v);
-}
+using testing::Put16;
 
 // Ethernet + IPv4 (10.0.0.1 -> 10.0.0.2) + an L4 header of `l4_hdr`
 // bytes and `payload` bytes of 0x5a, with both checksums right.

@@ -113,6 +113,11 @@ inline std::string R7Segment(int k) {
          std::string(1000, '0');
 }
 
+inline void Put16(Bytes& f, size_t ofs, uint16_t v) {
+  f[ofs] = static_cast<uint8_t>(v >> 8);
+  f[ofs + 1] = static_cast<uint8_t>(v);
+}
+
 // --- oracle --------------------------------------------------------------
 
 inline uint32_t OracleSum(const uint8_t* d, size_t n, uint32_t s = 0) {
