@@ -4,6 +4,8 @@
 // (nothing from offlab::csum), the Geneve header laid out per RFC 8926 3.4.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "kernel_gro_test_frames.h"
 #include "offlab/linux/gro.h"
 
@@ -22,6 +24,8 @@ struct Gnv {
   uint32_t vni = 42;
   uint8_t flags = 0;  // O (0x80) | C (0x40)
   Bytes options;
+  uint16_t proto = 0x6558;  // protocol type
+  uint8_t ver = 0;
 };
 
 // Ethernet, IPv4 192.168.1.1 -> .2 (DF), UDP 55555 -> 6081, Geneve, inner.
@@ -32,9 +36,9 @@ Bytes GeneveFrame(const Gnv& o, const Bytes& inner) {
   std::copy(dmac, dmac + 6, f.begin());
   std::copy(smac, smac + 6, f.begin() + 6);
   Put16(f, 12, 0x0800);
-  f[gh] = static_cast<uint8_t>(o.options.size() / 4);
+  f[gh] = static_cast<uint8_t>((o.ver << 6) | o.options.size() / 4);
   f[gh + 1] = o.flags;
-  Put16(f, gh + 2, 0x6558);
+  Put16(f, gh + 2, o.proto);
   f[gh + 4] = static_cast<uint8_t>(o.vni >> 16);
   f[gh + 5] = static_cast<uint8_t>(o.vni >> 8);
   f[gh + 6] = static_cast<uint8_t>(o.vni);
@@ -170,6 +174,57 @@ TEST(KernelGeneveGro, NoGeneveHookBeforeV4AndNoSocketNoTunnel) {
   GroCell g(Cfg(6, 18));
   g.Receive(DriverSkb(cut));
   EXPECT_EQ(g.Flush().size(), 1u);
+}
+
+// A protocol type of IPv4 or IPv6 (no inner Ethernet) goes straight to
+// inet/ipv6 GRO (gro_find_receive_by_type) and completes there, the inner
+// MAC header set at the inner network header; any other type and a
+// version other than 0 are flushed.
+TEST(KernelGeneveGro, IpProtocolTypesMergeOtherTypesFlush) {
+  for (bool v6 : {false, true}) {
+    Gnv o;
+    o.proto = v6 ? 0x86dd : 0x0800;
+    std::vector<Bytes> inner, frames;
+    Seg s;
+    s.ipv6 = v6;
+    for (int k = 0; k < 2; k++) {
+      inner.push_back(TcpFrame(s));
+      frames.push_back(GeneveFrame(o, Bytes(inner.back().begin() + 14, inner.back().end())));
+      s.seq += static_cast<uint32_t>(s.payload_len);
+      s.id++;
+      o.id++;
+    }
+    GroCell g(Cfg(6, 18));
+    EXPECT_EQ(g.Receive(DriverSkb(frames[0])), GroResult::kHeld);
+    EXPECT_EQ(g.Receive(DriverSkb(frames[1])), GroResult::kMerged);
+    auto out = g.Flush();
+    ASSERT_EQ(out.size(), 1u);
+    const size_t in_l3 = 14 + 20 + 8 + 8, iplen = v6 ? 40 : 20;
+    Bytes want(frames[0].begin(), frames[0].begin() + static_cast<long>(in_l3));
+    const Bytes merged = ExpectedMerged(inner, 14 + iplen, 20);
+    want.insert(want.end(), merged.begin() + 14, merged.end());
+    Put16(want, 16, static_cast<uint16_t>(want.size() - 14));
+    FixIpv4Csum(want, 14);
+    Put16(want, 38, static_cast<uint16_t>(want.size() - 34));
+    Put16(want, 40, PseudoFold4(&want[26], &want[30], 17, static_cast<uint32_t>(want.size() - 34)));
+    EXPECT_EQ(out[0].pkt.bytes(), want) << v6;
+    EXPECT_EQ(out[0].gso_type,
+              (v6 ? kernel::gso::kTcpv6 : kernel::gso::kTcpv4) | kernel::gso::kUdpTunnelCsum);
+    EXPECT_EQ(out[0].pkt.inner_l2_ofs, in_l3);
+    EXPECT_EQ(out[0].pkt.inner_l4_ofs, in_l3 + iplen);
+    EXPECT_EQ(out[0].gso_segs, 2);
+  }
+  for (auto [proto, ver, why] :
+       {std::tuple{0x88cc, 0, "geneve_proto"}, std::tuple{0x6558, 1, "geneve_oam_or_version"}}) {
+    Gnv o;
+    o.proto = static_cast<uint16_t>(proto);
+    o.ver = static_cast<uint8_t>(ver);
+    const auto frames = Train(3, o);
+    GroCell g(Cfg(6, 18));
+    EXPECT_EQ(g.Receive(DriverSkb(frames[0])), GroResult::kNormal) << why;
+    EXPECT_EQ(g.last_reason(), why);
+    EXPECT_EQ(Merged(Cfg(6, 18), frames, IpSummed::kNone), 0u) << why;
+  }
 }
 
 }  // namespace
