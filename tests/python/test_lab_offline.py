@@ -3,6 +3,7 @@ scapy, the outer-ID normalisation, the case list and `offlab lab` input errors."
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -93,13 +94,26 @@ def _offlab(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=60, check=False)  # fmt: skip
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _netns() -> set[str]:
-    """The lab namespaces on this machine. Tests compare what appears, so
-    namespaces of another lab run that is already there do not count."""
+    """The lab namespaces on this machine whose process is gone: what a run
+    leaked. A lab run still going beside this test (another session, a
+    benchmark) owns its namespaces (olab-PID-N-NAME) and does not count, and
+    the tests compare what appears, so a leak from before does not either."""
     if shutil.which("ip") is None:
         return set()
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return {line.split()[0] for line in out.splitlines() if line.startswith("olab-")}
+    names = {line.split()[0] for line in out.splitlines() if line.startswith("olab-")}
+    return {n for n in names if not _alive(int(n.split("-")[1]))}
 
 
 @pytest.mark.parametrize(
