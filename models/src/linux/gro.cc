@@ -100,14 +100,27 @@ int SkbGroReceive(GroPacket& p, GroPacket& skb, const GroCtx& ctx) {
 }
 
 int SkbGroReceiveList(GroPacket& p, GroPacket& skb) {
-  // skb_gro_receive_list (fraglist GRO): the whole segment is chained.
+  // skb_gro_receive_list (fraglist GRO; net/core/gro.c since 8928756d53d5,
+  // before that net/ipv4/udp_offload.c): the member is chained after
+  // skb_pull to the GRO offset, its headers kept in its headroom, where
+  // skb_segment_list pushes them back. The model keeps them in the bytes
+  // (from the member's network header), so the head's IP length, which
+  // inet_gro_complete / ipv6_gro_complete set from the length, counts them.
+  // Deviation: the kernel's 64 KB limit is on p->len, which counts only
+  // the members' payloads; the model's is on the bytes, headers included,
+  // so the IP length still fits: a chain of full-size segments ends a
+  // member or two earlier than the kernel's (44 packets of 1448 bytes
+  // instead of 45). Keeping the members' headers outside the bytes, as the
+  // kernel does, would remove it.
   const size_t p_len = p.skb.len() - p.cb.mac_len;
-  if (p_len + (skb.skb.len() - skb.cb.mac_len) >= kGroLegacyMaxSize) return 1;
-  const size_t len = GroLen(skb);
-  p.skb.frag_list_lens.push_back(static_cast<uint32_t>(len));
+  const size_t whole = skb.skb.len() - skb.cb.mac_len;
+  if (p_len + whole >= kGroLegacyMaxSize) return 1;
+  const size_t pulled = skb.cb.data_offset - skb.cb.mac_len;
+  p.skb.frag_list_lens.push_back(static_cast<uint32_t>(whole));
+  p.flist_hdr_bytes += static_cast<uint32_t>(pulled);
   p.last_nr_frags = skb.skb.nr_frags;
   p.cb.count++;
-  p.skb.pkt.Put(skb.skb.pkt.data() + skb.cb.data_offset, len);
+  p.skb.pkt.Put(skb.skb.pkt.data() + skb.cb.mac_len, whole);
   skb.cb.same_flow = true;
   return 0;
 }

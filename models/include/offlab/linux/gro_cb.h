@@ -53,6 +53,11 @@ struct GroPacket {
   // skb_shinfo(lp)->nr_frags of the last skb on frag_list (lp); p's own
   // count is skb.nr_frags.
   uint16_t last_nr_frags = 0;
+  // Fraglist GRO: the chained members' own headers. The kernel pulls them
+  // (skb_gro_receive_list) but they stay in each member's headroom, where
+  // skb_segment_list pushes them back; the model keeps them in the bytes,
+  // and skb_gro_len(p) (the TCP sequence check) does not count them.
+  uint32_t flist_hdr_bytes = 0;
 };
 
 using GroList = std::list<GroPacket>;
@@ -76,8 +81,11 @@ struct GroCtx {
 // (skb_gro_header failing).
 const uint8_t* GroHeader(const GroPacket& skb, size_t off, size_t len);
 uint8_t* GroHeaderMut(GroPacket& skb, size_t off, size_t len);
+// skb_gro_len: skb->len - skb_gro_offset, where a fraglist-GRO head's len
+// does not count its members' headers (GroPacket::flist_hdr_bytes).
 inline size_t GroLen(const GroPacket& skb) {
-  return skb.skb.len() > skb.cb.data_offset ? skb.skb.len() - skb.cb.data_offset : 0;
+  const size_t end = skb.skb.len() - skb.flist_hdr_bytes;
+  return end > skb.cb.data_offset ? end - skb.cb.data_offset : 0;
 }
 inline bool RecursionTooDeep(GroPacket& skb) {
   // gro_recursion_inc_test: GRO_RECURSION_LIMIT 15.
