@@ -98,6 +98,15 @@ TEST(KernelCsumHelp, SctpCrcNeedsSctpCrcFromV413) {
     EXPECT_TRUE(OracleSctpOk(h.pkt.bytes(), 34, h.len() - 34));
     EXPECT_EQ(d.Get("xmit_crc32c_help"), 1u);
   }
+  // skb_crc32c_csum_help sums the field as it finds it (the SCTP stack
+  // leaves it 0): a non-zero field enters the CRC.
+  SkBuff odd = Partial(132);
+  odd.pkt.data()[42] = 0x5a;
+  Bytes want = odd.pkt.bytes();
+  const uint32_t crc = testing::OracleCrc32c(&want[34], want.size() - 34);
+  for (int i = 0; i < 4; i++) want[42 + i] = static_cast<uint8_t>(crc >> (8 * i));
+  ASSERT_EQ(SkbCsumHwoffloadHelp(odd, netif::kHwCsum, kLabKernel), 0);
+  EXPECT_EQ(odd.pkt.bytes(), want);
   // Before v4.13 any checksum feature took it, CRC or not.
   SkBuff old = Partial(132);
   ASSERT_EQ(SkbCsumHwoffloadHelp(old, netif::kHwCsum, KernelVersion{4, 11}), 0);

@@ -43,14 +43,14 @@ void MeterCopy(size_t n) {
 // Stores the checksum a PARTIAL skb asks for and leaves it NONE: the
 // Internet checksum of [csum_start, end) (the field holds the pseudo-header
 // sum), 0 stored as CSUM_MANGLED_0 (dev.c :3588); or for csum_not_inet the
-// CRC32c with the field zeroed, little-endian (skb_crc32c_csum_help,
-// dev.c :3597-3632).
+// CRC32c of [csum_start, end) as the bytes are, little-endian
+// (skb_crc32c_csum_help, dev.c :3597-3632, sums the field as it finds it:
+// the SCTP stack leaves it 0, sctp_packet_pack).
 bool CompletePartial(SkBuff& skb) {
   const size_t start = skb.csum_start, field = start + skb.csum_offset;
   if (start >= skb.len() || field + (skb.csum_not_inet ? 4 : 2) > skb.len()) return false;
   uint8_t* f = skb.pkt.data() + field;
   if (skb.csum_not_inet) {
-    PutBe32(f, 0);
     const uint32_t crc = csum::Crc32c(skb.pkt.data() + start, skb.len() - start);
     for (int b = 0; b < 4; b++) f[b] = static_cast<uint8_t>(crc >> (8 * b));
   } else {
