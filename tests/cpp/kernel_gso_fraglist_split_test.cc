@@ -1,0 +1,65 @@
+// skb_segment on a frag_list skb whose members are equal and page-backed
+// (head_frag): with SG and checksum offload it splits at the members into
+// GSO segments the device can still segment (net/core/skbuff.c, since
+// torvalds/linux 13acc94eff12 "net: permit skb_segment on head_frag
+// frag_list skb", v4.17; v4.11 took no member path and cut at gso_size).
+// Linear members without head_frag are never split that way. Segments are
+// checked by count and size, derived by hand from the cited source.
+#include <gtest/gtest.h>
+
+#include "kernel_gso_test_frames.h"
+#include "offlab/linux/xmit.h"
+
+namespace offlab::kernel {
+namespace {
+
+using namespace gsotest;
+
+// A TCP skb of 6 MSS: 2 in the head, two members of 2 MSS on frag_list.
+SkBuff SixMss() {
+  SkBuff s = GsoSkb(false, 6 * kMss, 0x10);
+  s.frag_list_lens = {2 * kMss, 2 * kMss};
+  return s;
+}
+
+TEST(KernelGsoFragListSplit, HeadFragMembersSplitIntoGsoSegmentsSince417) {
+  const auto dev = Dev(netif::kSg | netif::kIpCsum | netif::kTso);
+  struct Case {
+    KernelVersion kv;
+    bool head_frag;
+    size_t segments;  // what leaves validate_xmit_skb
+    size_t each;      // payload bytes per segment
+  } cases[] = {
+      {{6, 18}, true, 3, 2 * kMss},  // split at the members: three 2-MSS TSO skbs
+      {{4, 17}, true, 3, 2 * kMss},
+      // Before 13acc94eff12 a member's 2-MSS linear area met at gso_size
+      // hits BUG_ON(skb_headlen(list_skb) > len): nothing leaves.
+      {{4, 11}, true, 0, kMss},
+  };
+  for (const Case& c : cases) {
+    XmitOptions opt;
+    opt.frag_list_linear = true;
+    opt.frag_list_head_frag = c.head_frag;
+    Counters k;
+    auto segs = ValidateXmitSkb(SixMss(), dev, opt, c.kv, &k);
+    ASSERT_EQ(segs.size(), c.segments) << c.kv.ToString() << c.head_frag;
+    for (const SkBuff& s : segs) EXPECT_EQ(s.len(), kHdr + c.each) << c.kv.ToString();
+    EXPECT_EQ(k.Get("gso_frag_list_split"), c.segments == 3 ? 1u : 0u) << c.kv.ToString();
+  }
+  // Members of one MSS: the same segments either way, but only head_frag
+  // members take the member path. (Longer linear members would hit the
+  // kernel's BUG_ON on an SG device: kernel_gso_test.cc.)
+  for (bool head_frag : {false, true}) {
+    SkBuff s = GsoSkb(false, 3 * kMss, 0x10);
+    s.frag_list_lens = {kMss, kMss};
+    XmitOptions opt;
+    opt.frag_list_head_frag = head_frag;
+    Counters k;
+    auto segs = ValidateXmitSkb(s, dev, opt, kLabKernel, &k);
+    ASSERT_EQ(segs.size(), 3u);
+    EXPECT_EQ(k.Get("gso_frag_list_split"), head_frag ? 1u : 0u);
+  }
+}
+
+}  // namespace
+}  // namespace offlab::kernel
