@@ -8,50 +8,36 @@
 
 #include <cstdio>
 
+#include "kernel_test_skb.h"
 #include "offlab/linux/nf_conntrack.h"
-#include "test_util.h"
 
 namespace offlab::kernel {
 namespace {
 
-using testing::H;
+using testing::Ipv4Frame;
+using testing::Ipv6Frame;
+using testing::NetworkSkb;
 using testing::OracleCrc32c;
 using testing::OracleL4Csum;
 using testing::OracleSum;
 using testing::Put16;
 
-const std::string kEth = "0a8f394fe0738abf7e2f0584";
 const std::string kTcpSyn = "d478145100000001000000005002010000000000";
 
 Bytes V4(uint8_t proto, const std::string& l4, uint16_t frag = 0x4000) {
-  char ip[64];
-  std::snprintf(ip, sizeof ip, "4500%04zx1234%04x40%02x00000a0000010a000002", 20 + l4.size() / 2,
-                frag, proto);
-  Bytes f = FromHex(H(kEth + "0800" + ip + l4));
-  Put16(f, 24, static_cast<uint16_t>(~OracleSum(&f[14], 20)));
-  return f;
+  return Ipv4Frame(proto, l4, frag);
 }
 
 // IPv6 with `ext` extension-header bytes (first next header `nh`) and a TCP
 // SYN whose checksum the oracle sums.
 Bytes V6(uint8_t nh, const std::string& ext) {
-  char ip[32];
-  std::snprintf(ip, sizeof ip, "60000000%04zx%02x40", (ext.size() + kTcpSyn.size()) / 2, nh);
-  Bytes f = FromHex(H(kEth + "86dd" + ip + "20010db8000000000000000000000001" +
-                      "20010db8000000000000000000000002" + ext + kTcpSyn));
+  Bytes f = Ipv6Frame(nh, ext, kTcpSyn);
   const size_t l4 = 54 + ext.size() / 2;
   Put16(f, l4 + 16, OracleL4Csum(f, 14, l4, 6, 16));
   return f;
 }
 
-SkBuff Skb(const Bytes& f, IpSummed st) {
-  SkBuff skb;
-  skb.pkt = Packet(f);
-  skb.ip_summed = st;
-  skb.csum_from = 14;
-  if (st == IpSummed::kComplete) skb.csum = OracleSum(&f[14], f.size() - 14);
-  return skb;
-}
+SkBuff Skb(const Bytes& f, IpSummed st) { return NetworkSkb(f, st); }
 
 // An SCTP packet with an INIT chunk, its CRC32c right or off by one bit.
 Bytes Sctp(bool good) {

@@ -5,12 +5,12 @@
 // plain-loop oracle of test_util.h.
 #include <gtest/gtest.h>
 
+#include "kernel_test_skb.h"
 #include "offlab/linux/nf_conntrack.h"
 #include "offlab/linux/nf_conntrack_nat.h"
 #include "offlab/linux/ovs_dp.h"
 #include "offlab/linux/ovs_dp_ct.h"
 #include "offlab/linux/skb_csum.h"
-#include "test_util.h"
 
 namespace offlab::kernel {
 namespace {
@@ -56,14 +56,7 @@ Bytes V6Tcp() {
 }
 
 // The skb at PRE_ROUTING: skb->data at the network header.
-SkBuff AtPreRouting(const Bytes& f, IpSummed st) {
-  SkBuff skb;
-  skb.pkt = Packet(f);
-  skb.ip_summed = st;
-  skb.csum_from = 14;
-  if (st == IpSummed::kComplete) skb.csum = OracleSum(&f[14], f.size() - 14);
-  return skb;
-}
+SkBuff AtPreRouting(const Bytes& f, IpSummed st) { return testing::NetworkSkb(f, st); }
 
 Bytes Corrupt(Bytes f, size_t l4, uint8_t proto) {
   const size_t co = l4 + CsumOfs(proto);

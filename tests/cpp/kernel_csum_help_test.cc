@@ -8,28 +8,20 @@
 
 #include <cstdio>
 
+#include "kernel_test_skb.h"
 #include "offlab/linux/xmit.h"
 #include "offlab/net/counters.h"
-#include "test_util.h"
 
 namespace offlab::kernel {
 namespace {
 
-using testing::H;
 using testing::OracleL4Csum;
 using testing::OraclePseudo;
 using testing::OracleSctpOk;
 using testing::OracleSum;
 using testing::Put16;
 
-Bytes V4(uint8_t proto, const std::string& l4) {
-  char ip[64];
-  std::snprintf(ip, sizeof ip, "4500%04zx1234400040%02x00000a0000010a000002", 20 + l4.size() / 2,
-                proto);
-  Bytes f = FromHex(H("0a8f394fe0738abf7e2f05840800" + std::string(ip) + l4));
-  Put16(f, 24, static_cast<uint16_t>(~OracleSum(&f[14], 20)));
-  return f;
-}
+Bytes V4(uint8_t proto, const std::string& l4) { return testing::Ipv4Frame(proto, l4); }
 
 const std::string kTcp = "d478145100000001000000005010010000000000000102030405060708090a0b";
 const std::string kSctp =

@@ -11,38 +11,23 @@
 #include <cstdio>
 #include <utility>
 
+#include "kernel_test_skb.h"
 #include "offlab/linux/device_tx.h"
 #include "offlab/net/counters.h"
-#include "test_util.h"
 
 namespace offlab::kernel {
 namespace {
 
-using testing::H;
 using testing::OracleL4Csum;
 using testing::OraclePseudo;
 using testing::OracleSctpOk;
 using testing::OracleSum;
 using testing::Put16;
 
-const std::string kEth = "0a8f394fe0738abf7e2f0584";
 const std::string kPayload = "000102030405060708090a0b";
 
-Bytes V4(uint8_t proto, const std::string& l4) {
-  char ip[64];
-  std::snprintf(ip, sizeof ip, "4500%04zx1234400040%02x00000a0000010a000002", 20 + l4.size() / 2,
-                proto);
-  Bytes f = FromHex(H(kEth + "0800" + ip + l4));
-  Put16(f, 24, static_cast<uint16_t>(~OracleSum(&f[14], 20)));
-  return f;
-}
-
-Bytes V6(uint8_t proto, const std::string& l4) {
-  char ip[32];
-  std::snprintf(ip, sizeof ip, "60000000%04zx%02x40", l4.size() / 2, proto);
-  return FromHex(H(kEth + "86dd" + ip + "20010db8000000000000000000000001" +
-                   "20010db8000000000000000000000002" + l4));
-}
+Bytes V4(uint8_t proto, const std::string& l4) { return testing::Ipv4Frame(proto, l4); }
+Bytes V6(uint8_t proto, const std::string& l4) { return testing::Ipv6Frame(proto, "", l4); }
 
 // A CHECKSUM_PARTIAL skb for the L4 header at `l4`: the field at
 // `csum_offset` seeded with the pseudo-header sum (TCP/UDP) or zero.

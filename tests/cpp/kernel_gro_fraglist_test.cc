@@ -20,17 +20,10 @@ using kernel::GroConfig;
 using kernel::IpSummed;
 
 std::vector<Bytes> Segments(int n, bool v6, size_t payload = 1000) {
-  std::vector<Bytes> out;
   Seg s;
   s.ipv6 = v6;
   s.payload_len = payload;
-  for (int k = 0; k < n; k++) {
-    out.push_back(TcpFrame(s));
-    s.seq += static_cast<uint32_t>(s.payload_len);
-    s.id++;
-    s.fill = static_cast<uint8_t>(s.fill + 5);
-  }
-  return out;
+  return SegTrain(n, s, 5);
 }
 
 TEST(KernelGroFraglist, ForwardedTcpIsChainedAndSegmentsBackToTheOriginals) {

@@ -17,18 +17,6 @@ using kernel::GroConfig;
 using kernel::IpSummed;
 using kernel::SkBuff;
 
-std::vector<Bytes> Train(int n) {
-  std::vector<Bytes> out;
-  Seg s;
-  for (int k = 0; k < n; k++) {
-    out.push_back(TcpFrame(s));
-    s.seq += static_cast<uint32_t>(s.payload_len);
-    s.id++;
-    s.fill = static_cast<uint8_t>(s.fill + 7);
-  }
-  return out;
-}
-
 GroConfig V310() {
   GroConfig c;
   c.kv = {3, 10, false};
@@ -44,7 +32,7 @@ struct Outcome {
 // COMPLETE sum off by one (its bytes fine).
 Outcome Receive(IpSummed st, int bad = -1, int stale = -1) {
   GroCell g(V310());
-  auto frames = Train(3);
+  auto frames = SegTrain(3);
   for (int k = 0; k < 3; k++) {
     Bytes f = frames[static_cast<size_t>(k)];
     if (k == bad) f[14 + 20 + 16] ^= 0x01;

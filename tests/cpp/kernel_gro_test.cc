@@ -19,16 +19,7 @@ using kernel::GroResult;
 using kernel::IpSummed;
 using kernel::SkBuff;
 
-std::vector<Bytes> Train(int n, Seg s = {}) {
-  std::vector<Bytes> out;
-  for (int k = 0; k < n; k++) {
-    out.push_back(TcpFrame(s));
-    s.seq += static_cast<uint32_t>(s.payload_len);
-    s.id++;
-    s.fill = static_cast<uint8_t>(s.fill + 7);
-  }
-  return out;
-}
+std::vector<Bytes> Train(int n, Seg s = {}) { return SegTrain(n, s); }
 
 GroConfig Kv(int maj, int min, bool rhel7 = false) {
   GroConfig c;

@@ -154,6 +154,19 @@ inline Bytes VxlanFrame(const Outer& o, const Bytes& inner) {
   return f;
 }
 
+// `n` consecutive segments of one flow from `s`: sequence, IP ID and
+// payload fill advance.
+inline std::vector<Bytes> SegTrain(int n, Seg s = {}, uint8_t fill_step = 7) {
+  std::vector<Bytes> out;
+  for (int k = 0; k < n; k++) {
+    out.push_back(TcpFrame(s));
+    s.seq += static_cast<uint32_t>(s.payload_len);
+    s.id++;
+    s.fill = static_cast<uint8_t>(s.fill + fill_step);
+  }
+  return out;
+}
+
 // An SkBuff as a driver hands it to napi_gro_receive.
 inline kernel::SkBuff DriverSkb(const Bytes& f, kernel::IpSummed s = kernel::IpSummed::kNone,
                                 uint8_t level = 0) {

@@ -8,15 +8,17 @@
 
 #include <cstdio>
 
+#include "kernel_test_skb.h"
 #include "offlab/linux/nf_conntrack_nat.h"
 #include "offlab/linux/skb_csum.h"
-#include "test_util.h"
 
 namespace offlab::kernel {
 namespace {
 
 using testing::Be16;
-using testing::H;
+using testing::Ipv4Frame;
+using testing::Ipv6Frame;
+using testing::NetworkSkb;
 using testing::OracleCrc32c;
 using testing::OracleL4Csum;
 using testing::OraclePseudo;
@@ -24,7 +26,6 @@ using testing::OracleSctpOk;
 using testing::OracleSum;
 using testing::Put16;
 
-const std::string kEth = "0a8f394fe0738abf7e2f0584";
 const std::string kTcp = "d478145100000001000000005010010000000000";  // csum at 16
 const std::string kUdp = "1f90003500140000";                          // len 20, csum at 6
 const std::string kPayload = "000102030405060708090a0b";
@@ -38,35 +39,14 @@ int Mod(uint32_t s) { return static_cast<int>(OracleSum(nullptr, 0, s) % 0xffff)
 // extension-header bytes before the L4 header `l4` and kPayload; the L4
 // checksum (TCP, UDP, ICMPv6) from the oracle.
 Bytes V6(uint8_t nh, const std::string& ext, uint8_t proto, const std::string& l4) {
-  const size_t plen = (ext.size() + l4.size() + kPayload.size()) / 2;
-  char ip[32];
-  std::snprintf(ip, sizeof ip, "60000000%04zx%02x40", plen, nh);
-  Bytes f = FromHex(H(kEth + "86dd" + ip + "20010db8000000000000000000000001" +
-                      "20010db8000000000000000000000002" + ext + l4 + kPayload));
+  Bytes f = Ipv6Frame(nh, ext, l4 + kPayload);
   const size_t l4o = 54 + ext.size() / 2;
   Put16(f, l4o + CsumOfs(proto), OracleL4Csum(f, 14, l4o, proto, CsumOfs(proto)));
   return f;
 }
 
-// IPv4 10.0.0.1 > 10.0.0.2 carrying `l4` (no checksum computed), header
-// checksum from the oracle.
-Bytes V4(uint8_t proto, const std::string& l4) {
-  char ip[64];
-  std::snprintf(ip, sizeof ip, "4500%04zx1234400040%02x00000a0000010a000002", 20 + l4.size() / 2,
-                proto);
-  Bytes f = FromHex(H(kEth + "0800" + ip + l4));
-  Put16(f, 24, static_cast<uint16_t>(~OracleSum(&f[14], 20)));
-  return f;
-}
-
-SkBuff Skb(const Bytes& f, IpSummed st) {
-  SkBuff skb;
-  skb.pkt = Packet(f);
-  skb.ip_summed = st;
-  skb.csum_from = 14;
-  if (st == IpSummed::kComplete) skb.csum = OracleSum(&f[14], f.size() - 14);
-  return skb;
-}
+Bytes V4(uint8_t proto, const std::string& l4) { return Ipv4Frame(proto, l4); }
+SkBuff Skb(const Bytes& f, IpSummed st) { return NetworkSkb(f, st); }
 
 NatTarget V6Target(NatManip m, std::optional<uint16_t> port = 40000) {
   NatTarget t;
@@ -74,6 +54,15 @@ NatTarget V6Target(NatManip m, std::optional<uint16_t> port = 40000) {
   t.ipv6 = true;
   t.addr = kV6New;
   t.port = port;
+  return t;
+}
+
+// SNAT to 198.51.100.7 / DNAT to 198.51.100.9, port 40000.
+NatTarget V4Target(NatManip m = NatManip::kSrc) {
+  NatTarget t;
+  t.manip = m;
+  t.addr = {198, 51, 100, static_cast<uint8_t>(m == NatManip::kSrc ? 7 : 9)};
+  t.port = 40000;
   return t;
 }
 
@@ -178,8 +167,9 @@ TEST(KernelNatProto, Ipv6FragmentsAndNoNextHeader) {
 
   // First fragment: a fragment header (M set, offset 0) and the first 24
   // L4 bytes of the datagram.
-  Bytes first = FromHex(H(kEth + "86dd" + "6000000000202c40" + "20010db8000000000000000000000001" +
-                          "20010db8000000000000000000000002" + "0600000100000001"));
+  Bytes first = FromHex(testing::H(testing::kKernelEth + "86dd" + "6000000000202c40" +
+                                   "20010db8000000000000000000000001" +
+                                   "20010db8000000000000000000000002" + "0600000100000001"));
   first.insert(first.end(), whole.begin() + 54, whole.begin() + 54 + 24);
   SkBuff skb = Skb(first, IpSummed::kNone);
   ASSERT_TRUE(NfNatManipPkt(skb, 14, V6Target(NatManip::kSrc)));
@@ -247,10 +237,7 @@ TEST(KernelNatProto, SctpRecomputesCrcUnlessPartial) {
       const uint32_t crc = OracleCrc32c(&f[34], f.size() - 34) ^ (bad ? 1u : 0u);
       for (int i = 0; i < 4; i++) f[42 + i] = static_cast<uint8_t>(crc >> (8 * i));
       SkBuff skb = Skb(f, st);
-      NatTarget t;
-      t.manip = NatManip::kDst;
-      t.addr = {198, 51, 100, 9};
-      t.port = 40000;
+      const NatTarget t = V4Target(NatManip::kDst);
       ASSERT_TRUE(NfNatManipPkt(skb, 14, t));
       const Bytes g = skb.pkt.bytes();
       EXPECT_EQ(Be16(g, 36), 40000);
@@ -268,9 +255,7 @@ TEST(KernelNatProto, SctpRecomputesCrcUnlessPartial) {
   }
   Bytes cut = V4(132, "1f90003500000001");
   SkBuff skb = Skb(cut, IpSummed::kNone);
-  NatTarget t;
-  t.addr = {198, 51, 100, 7};
-  t.port = 40000;
+  const NatTarget t = V4Target();
   ASSERT_TRUE(NfNatManipPkt(skb, 14, t));
   EXPECT_EQ(Be16(skb.pkt.bytes(), 34), 40000);
   EXPECT_EQ(skb.pkt.size(), cut.size());
@@ -286,9 +271,7 @@ TEST(KernelNatProto, IcmpIdOnlyForQueryTypes) {
     Bytes f = V4(1, std::string(l4) + kPayload);
     Put16(f, 36, static_cast<uint16_t>(~OracleSum(&f[34], f.size() - 34)));
     SkBuff skb = Skb(f, IpSummed::kNone);
-    NatTarget t;
-    t.addr = {198, 51, 100, 7};
-    t.port = 40000;
+    const NatTarget t = V4Target();
     ASSERT_TRUE(NfNatManipPkt(skb, 14, t));
     const Bytes g = skb.pkt.bytes();
     const bool query = type == 0 || type == 8 || (type >= 13 && type <= 18);
@@ -306,10 +289,7 @@ TEST(KernelNatProto, MismatchedAndUnmodelledProtocolsGetTheAddressOnly) {
   for (uint8_t proto : {58, 47}) {
     Bytes f = V4(proto, l4);
     SkBuff skb = Skb(f, IpSummed::kNone);
-    NatTarget t;
-    t.manip = NatManip::kDst;
-    t.addr = {198, 51, 100, 9};
-    t.port = 40000;
+    const NatTarget t = V4Target(NatManip::kDst);
     ASSERT_TRUE(NfNatManipPkt(skb, 14, t));
     const Bytes g = skb.pkt.bytes();
     EXPECT_TRUE(std::equal(f.begin() + 34, f.end(), g.begin() + 34)) << int{proto};
@@ -326,14 +306,13 @@ TEST(KernelNatProto, MismatchedAndUnmodelledProtocolsGetTheAddressOnly) {
 
 // IPv4 options move the L4 header (ihl * 4).
 TEST(KernelNatProto, Ipv4OptionsMoveTheL4Header) {
-  Bytes f = FromHex(H(kEth + "0800" + "4600002c123440004006000 00a0000010a000002" + "01010100" +
-                      kUdp + kPayload));
+  Bytes f = FromHex(testing::H(testing::kKernelEth + "0800" +
+                               "4600002c123440004006000 00a0000010a000002" + "01010100" + kUdp +
+                               kPayload));
   Put16(f, 24, static_cast<uint16_t>(~OracleSum(&f[14], 24)));
   Put16(f, 38 + 6, OracleL4Csum(f, 14, 38, 17, 6));
   SkBuff skb = Skb(f, IpSummed::kNone);
-  NatTarget t;
-  t.addr = {198, 51, 100, 7};
-  t.port = 40000;
+  const NatTarget t = V4Target();
   ASSERT_TRUE(NfNatManipPkt(skb, 14, t));
   const Bytes g = skb.pkt.bytes();
   EXPECT_EQ(Be16(g, 38), 40000);
@@ -346,9 +325,7 @@ TEST(KernelNatProto, Ipv4OptionsMoveTheL4Header) {
 // fails and the packet is dropped (false), except TCP, whose 8-byte form
 // (an ICMP error's inner header) gets the port and keeps its checksum.
 TEST(KernelNatProto, ShortHeaders) {
-  NatTarget t4;
-  t4.addr = {198, 51, 100, 7};
-  t4.port = 40000;
+  const NatTarget t4 = V4Target();
   Bytes ip_short = V4(6, "");
   ip_short.resize(14 + 19);
   SkBuff skb = Skb(ip_short, IpSummed::kNone);

@@ -11,9 +11,9 @@
 
 #include <cstdio>
 
+#include "kernel_test_skb.h"
 #include "offlab/linux/ovs_dp.h"
 #include "offlab/linux/ovs_dp_ct.h"
-#include "test_util.h"
 
 namespace offlab::kernel {
 namespace {
@@ -44,14 +44,7 @@ Bytes V6Tcp() {
   return f;
 }
 
-OvsSkb Rx(const Bytes& f, IpSummed st) {
-  SkBuff skb;
-  skb.pkt = Packet(f);
-  skb.ip_summed = st;
-  if (st == IpSummed::kComplete) skb.csum = OracleSum(&f[14], f.size() - 14);
-  skb.csum_from = 14;
-  return OvsVportReceive(std::move(skb));
-}
+OvsSkb Rx(const Bytes& f, IpSummed st) { return OvsVportReceive(testing::NetworkSkb(f, st)); }
 
 // nf_ct_skb_network_trim for IPv6: to 40 + payload length; a COMPLETE sum
 // loses the padding's share and then verifies.

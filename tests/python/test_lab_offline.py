@@ -3,7 +3,6 @@ scapy, the outer-ID normalisation, the case list and `offlab lab` input errors."
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import pytest
 
 from offlab.lab import case as lab_case
 from offlab.lab import frames as F
-from offlab.lab import load
+from offlab.lab import load, nsutil
 
 scapy_all = pytest.importorskip("scapy.all")
 
@@ -94,16 +93,6 @@ def _offlab(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=60, check=False)  # fmt: skip
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _netns() -> set[str]:
     """The lab namespaces on this machine whose process is gone: what a run
     leaked. A lab run still going beside this test (another session, a
@@ -113,7 +102,7 @@ def _netns() -> set[str]:
         return set()
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     names = {line.split()[0] for line in out.splitlines() if line.startswith("olab-")}
-    return {n for n in names if not _alive(int(n.split("-")[1]))}
+    return {n for n in names if not nsutil.pid_alive(int(n.split("-")[1]))}
 
 
 @pytest.mark.parametrize(

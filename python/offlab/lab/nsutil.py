@@ -130,7 +130,8 @@ class Netns:
             return socket.if_nametoindex(dev)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (one of another user counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -150,7 +151,7 @@ def reap_stale() -> None:
     """Deletes namespaces left by lab runs whose process is gone (e.g. SIGKILL)."""
     for name in lab_namespaces():
         m = re.match(rf"{PREFIX}(\d+)-", name)
-        if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+        if m and int(m.group(1)) != os.getpid() and not pid_alive(int(m.group(1))):
             run(["ip", "netns", "del", owned_netns(name)], check=False)
 
 
