@@ -157,6 +157,15 @@ TEST(KernelGeneveGro, HeaderBytesDecideTheFlow) {
   auto fa = Train(2, a), fb = Train(2, b);
   EXPECT_EQ(Merged(Cfg(6, 18), {fa[0], fb[1]}, IpSummed::kNone), 0u);
   EXPECT_EQ(Merged(Cfg(6, 18), {fa[0], fa[1]}, IpSummed::kNone), 1u);
+  // Options of 128 bytes or more (opt_len 32..63, its top bit set): the
+  // same header bytes still merge (a mutation-bench survivor, run 2).
+  Gnv big;
+  big.options.assign(128, 0);
+  for (size_t k = 0; k < 128; k += 4) {
+    big.options[k + 1] = 0x01;  // option class 0x0001, type 1, length 0 words
+    big.options[k + 2] = 0x01;
+  }
+  EXPECT_EQ(Merged(Cfg(6, 18), Train(2, big), IpSummed::kNone), 1u);
   Gnv v;
   v.vni = 43;
   EXPECT_EQ(Merged(Cfg(6, 18), {Train(1, Gnv{})[0], Train(2, v)[1]}, IpSummed::kNone), 0u);
