@@ -1,0 +1,76 @@
+// skb_mac_gso_segment's dispatch (net/core/gso.c, af_inet.c inet_gso_segment,
+// ip6_offload.c ipv6_gso_segment at v6.18): a protocol with no GSO handler
+// fails the skb (-EPROTONOSUPPORT: validate_xmit_skb drops it), the ones the
+// kernel has but the model does not (GRE, IP-in-IP, ESP, SCTP, UDP_L4) are
+// refused and counted as such, and before v6.18 a fixed IPv4 ID without DF
+// fails the segmentation (v6.12 af_inet.c:1409-1416). Frames are the GSO test
+// frames (plain-loop checksums).
+#include <gtest/gtest.h>
+
+#include "kernel_gso_test_frames.h"
+#include "offlab/linux/xmit.h"
+
+namespace offlab::kernel {
+namespace {
+
+using namespace gsotest;
+
+const DeviceFeatures kNoTso = Dev(netif::kSg | netif::kIpCsum | netif::kIpv6Csum);
+
+// ValidateXmitSkb of `s` on a device without TSO, with its counters.
+size_t Segments(const SkBuff& s, Counters* c, KernelVersion kv = kLabKernel) {
+  return ValidateXmitSkb(s, kNoTso, XmitOptions{}, kv, c).size();
+}
+
+TEST(KernelGsoDispatch, ProtocolsWithoutAModelledHandler) {
+  for (bool v6 : {false, true}) {
+    const size_t proto_ofs = v6 ? kL3 + 6 : kL3 + 9;
+    // The kernel's other handlers: GRE, IPIP, IPv6-in-IP, ESP, SCTP.
+    for (uint8_t proto : {47, 4, 41, 50, 132}) {
+      SkBuff s = GsoSkb(v6, 3000);
+      s.pkt.data()[proto_ofs] = proto;
+      Counters c;
+      EXPECT_EQ(Segments(s, &c), 0u) << v6 << " " << int{proto};
+      EXPECT_EQ(c.Get("gso_not_modelled"), 1u) << int{proto};
+    }
+    // No handler at all.
+    SkBuff none = GsoSkb(v6, 3000);
+    none.pkt.data()[proto_ofs] = 200;
+    Counters c;
+    EXPECT_EQ(Segments(none, &c), 0u);
+    EXPECT_EQ(c.Get("gso_not_modelled"), 0u);
+    EXPECT_EQ(c.Get("gso_error"), 1u);
+    // UDP GSO of a datagram (UDP_L4): the kernel's, not the model's.
+    SkBuff udp = GsoSkb(v6, 3000);
+    udp.pkt.data()[proto_ofs] = 17;
+    udp.gso_type = gso::kUdpL4;
+    udp.csum_offset = 6;
+    Counters u;
+    EXPECT_EQ(Segments(udp, &u), 0u);
+    EXPECT_EQ(u.Get("gso_not_modelled"), 1u);
+  }
+  // A network protocol without a handler (ARP's ethertype).
+  SkBuff arp = GsoSkb(false, 3000);
+  arp.pkt.data()[12] = 0x08;
+  arp.pkt.data()[13] = 0x06;
+  Counters c;
+  EXPECT_EQ(Segments(arp, &c), 0u);
+  EXPECT_EQ(c.Get("gso_error"), 1u);
+}
+
+TEST(KernelGsoDispatch, FixedIdWithoutDfFailsBefore618) {
+  const KernelVersion v612{6, 12};
+  SkBuff s = GsoSkb(false, 3000);
+  s.gso_type |= gso::kTcpFixedid;
+  // With DF (the test frames set it): segmented, every segment the same ID.
+  Counters ok;
+  EXPECT_EQ(Segments(s, &ok, v612), 3u);
+  // Without DF: refused.
+  s.pkt.data()[kL3 + 6] &= static_cast<uint8_t>(~0x40);
+  Counters bad;
+  EXPECT_EQ(Segments(s, &bad, v612), 0u);
+  EXPECT_EQ(bad.Get("gso_error"), 1u);
+}
+
+}  // namespace
+}  // namespace offlab::kernel
