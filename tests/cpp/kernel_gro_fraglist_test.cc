@@ -10,6 +10,7 @@
 
 #include "kernel_gro_test_frames.h"
 #include "offlab/linux/gro.h"
+#include "offlab/linux/skb_csum.h"
 #include "offlab/linux/xmit.h"
 
 namespace offlab::testing {
@@ -77,6 +78,37 @@ TEST(KernelGroFraglist, ChainEndsAt64PacketsOrNear64Kb) {
     for (const auto& m : out)
       for (const auto& s : kernel::ValidateXmitSkb(m, dev)) back.push_back(s.pkt.bytes());
     EXPECT_EQ(back, frames) << payload;
+  }
+}
+
+// When the head's own data is not one gso_size, or the skb is DODGY (the
+// 6.18.19 stable fix, in the lab kernel), tcp4_gso_segment does not split the
+// list but segments the skb as a byte stream with its checksum redone: the
+// members' payloads follow the head's, so the same packets come out.
+TEST(KernelGroFraglist, DodgyFraglistIsSegmentedAsAByteStream) {
+  for (bool v6 : {false, true}) {
+    GroConfig cfg;
+    cfg.features = kernel::netif::kGro | kernel::netif::kGroFraglist;
+    cfg.tcp_local_socket = false;
+    const auto frames = Segments(3, v6);
+    GroCell g(cfg);
+    for (const Bytes& f : frames) g.Receive(DriverSkb(f, IpSummed::kUnnecessary));
+    auto out = g.Flush();
+    ASSERT_EQ(out.size(), 1u);
+    kernel::SkBuff m = out[0];
+    m.gso_type |= kernel::gso::kDodgy;
+    const kernel::DeviceFeatures dev{
+        kernel::netif::kSg | kernel::netif::kIpCsum | kernel::netif::kIpv6Csum, 0, 65536, 65535,
+        1500};
+    kernel::XmitOptions opt;
+    opt.frag_list_head_frag = true;  // page-backed members, as a NAPI driver builds them
+    auto segs = kernel::ValidateXmitSkb(m, dev, opt, kernel::kLabKernel, nullptr);
+    ASSERT_EQ(segs.size(), 3u) << v6;
+    for (size_t i = 0; i < 3; i++) {
+      kernel::SkBuff s = segs[i];
+      ASSERT_TRUE(kernel::SkbCompletePartial(s));
+      EXPECT_EQ(s.pkt.bytes(), frames[i]) << v6 << " " << i;
+    }
   }
 }
 

@@ -2,7 +2,9 @@
 // (net/ipv4/tcp_offload.c, net/ipv6/tcpv6_offload.c), and the address/port
 // fix-up of SKB_GSO_FRAGLIST segments. torvalds/linux 7d0a66e4bb90 (v6.18)
 // unless a line says otherwise.
+#include <cstring>
 #include <numeric>
+#include <vector>
 
 #include "offlab/linux/gso_segment_internal.h"
 #include "offlab/net/bytes.h"
@@ -92,6 +94,38 @@ void SetPseudoCheck(SkBuff& skb, uint16_t l3, uint16_t th, bool ipv6) {
   PutBe16(skb.pkt.data() + th + hdr::kTcpCsumOfs, csum::Fold(pseudo));
 }
 
+// The fraglist fallback below segments the skb as a byte stream, where the
+// kernel's members hold only their payloads (skb_gro_receive_list pulled
+// their headers, gro.c); the model keeps each member's IP and TCP headers in
+// the bytes (GroPacket::flist_hdr_bytes), so they are taken out first.
+void DropFraglistMemberHeaders(SkBuff& skb, bool ipv6) {
+  const size_t members =
+      std::accumulate(skb.frag_list_lens.begin(), skb.frag_list_lens.end(), size_t{0});
+  if (members == 0 || members > skb.len()) return;
+  uint8_t* d = skb.pkt.data();
+  // Each member's header length, or nothing changes if one is no packet.
+  std::vector<size_t> hlen;
+  for (size_t k = 0, at = skb.len() - members; k < skb.frag_list_lens.size(); k++) {
+    const size_t m = skb.frag_list_lens[k];
+    const uint8_t* ip = d + at;
+    size_t hl = ipv6 ? hdr::kIpv6Len : size_t{ip[0] & 0x0fu} * 4;
+    if (m < hdr::kIpv4MinLen || hl + hdr::kTcpMinLen > m) return;
+    hl += (ip[hl + hdr::kTcpOffFlagsOfs] >> 4) * 4u;
+    if (hl > m) return;
+    hlen.push_back(hl);
+    at += m;
+  }
+  size_t rd = skb.len() - members, wr = rd;
+  for (size_t k = 0; k < hlen.size(); k++) {
+    uint32_t& m = skb.frag_list_lens[k];
+    std::memmove(d + wr, d + rd + hlen[k], m - hlen[k]);
+    wr += m - hlen[k];
+    rd += m;
+    m = static_cast<uint32_t>(m - hlen[k]);
+  }
+  skb.pkt.Resize(wr);
+}
+
 // tcp_gso_segment (tcp_offload.c :132-258).
 SegResult TcpGsoSegmentCore(Ctx& ctx, SkBuff& skb, uint16_t mac_ofs, uint16_t th,
                             uint64_t features) {
@@ -175,6 +209,7 @@ SegResult TcpGsoSegment(Ctx& ctx, SkBuff& skb, uint16_t mac_ofs, uint16_t l3, ui
       if (!r.err) SegmentListCsum(r, ipv6);
       return r;
     }
+    DropFraglistMemberHeaders(skb, ipv6);
     skb.ip_summed = IpSummed::kNone;
   }
   if (skb.ip_summed != IpSummed::kPartial) {
