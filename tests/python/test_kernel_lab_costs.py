@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -16,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+
+from offlab.lab import nsutil
 
 ROOT = Path(__file__).resolve().parents[2]
 CAL = ROOT / "sim" / "calibration"
@@ -194,9 +197,18 @@ def test_not_root_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch, capsys
 
 
 def _state() -> tuple[list[str], list[str]]:
+    """Namespaces and root links, less the lab namespaces of a run still going
+    beside this test (olab-PID-N-NAME of a live PID: another session, a
+    benchmark), which are not this run's to clean up."""
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
-    return sorted(ns.splitlines()), sorted(ln.split(":")[1] for ln in links.splitlines())
+    names = [ln.split()[0] for ln in ns.splitlines() if ln.strip()]
+    mine = [
+        n
+        for n in names
+        if not (re.match(r"olab-\d+-", n) and nsutil.pid_alive(int(n.split("-")[1])))
+    ]
+    return sorted(mine), sorted(ln.split(":")[1] for ln in links.splitlines())
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the --quick run needs root (network namespaces)")
