@@ -180,5 +180,33 @@ TEST(KernelOvsCt, CacheIsPerZone) {
   EXPECT_TRUE(OvsCtExecute(b, {}, {}).looked_up);
 }
 
+// key_extract for IPv6 (ipv6_skip_exthdr in net/openvswitch/flow.c
+// parse_ipv6hdr): extension headers are walked to the L4 protocol; a
+// fragment header makes the key a first fragment (offset 0, the walk goes
+// on) or a later one (ip_proto stays 44, NEXTHDR_FRAGMENT); ct() refuses
+// both (handle_fragments, which reassembles, is not modelled).
+TEST(KernelOvsCt, Ipv6FragmentKeysAndTheirRefusal) {
+  const std::string hbh = "2c00000000000000";  // hop-by-hop, next: fragment
+  struct Case {
+    std::string frag;  // the fragment header
+    OvsFlowKey::Frag want;
+    uint8_t proto;
+  } cases[] = {{"0600000100000001", OvsFlowKey::Frag::kFirst, 6},
+               {"0600001900000001", OvsFlowKey::Frag::kLater, 44}};
+  for (const Case& c : cases) {
+    Bytes f = testing::Ipv6Frame(0, hbh + c.frag, kTcp + kPayload);
+    OvsSkb s = Rx(f, IpSummed::kNone);
+    EXPECT_EQ(s.key.frag, c.want);
+    EXPECT_EQ(s.key.ip_proto, c.proto);
+    OvsCtOutcome o = OvsCtExecute(s, {}, {});
+    EXPECT_EQ(o.err, -22);
+    EXPECT_FALSE(o.looked_up);
+  }
+  // No fragment header: not a fragment, TCP behind the hop-by-hop header.
+  OvsSkb s = Rx(testing::Ipv6Frame(0, "0600000000000000", kTcp + kPayload), IpSummed::kNone);
+  EXPECT_EQ(s.key.frag, OvsFlowKey::Frag::kNone);
+  EXPECT_EQ(s.key.ip_proto, 6);
+}
+
 }  // namespace
 }  // namespace offlab::kernel
