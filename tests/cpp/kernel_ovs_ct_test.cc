@@ -192,7 +192,8 @@ TEST(KernelOvsCt, Ipv6FragmentKeysAndTheirRefusal) {
     OvsFlowKey::Frag want;
     uint8_t proto;
   } cases[] = {{"0600000100000001", OvsFlowKey::Frag::kFirst, 6},
-               {"0600001900000001", OvsFlowKey::Frag::kLater, 44}};
+               {"0600001900000001", OvsFlowKey::Frag::kLater, 44},
+               {"0600000900000001", OvsFlowKey::Frag::kLater, 44}};  // offset 1 unit
   for (const Case& c : cases) {
     Bytes f = testing::Ipv6Frame(0, hbh + c.frag, kTcp + kPayload);
     OvsSkb s = Rx(f, IpSummed::kNone);
