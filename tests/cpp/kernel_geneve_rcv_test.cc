@@ -162,5 +162,22 @@ TEST(KernelGeneveRcv, ShortInnerHeaderAndDeviceDown) {
   EXPECT_EQ(d.Get("geneve0:rx_packets"), 0u);
 }
 
+// iptunnel_xmit_stats counts from the inner network header, which for a
+// frame of no IP ethertype is right after its Ethernet header, behind the
+// Geneve header and its options.
+TEST(KernelGeneveXmitStats, TxBytesOfANonIpFrameWithOptions) {
+  Bytes arp = Inner(true);
+  arp[12] = 0x08;
+  arp[13] = 0x06;
+  arp.resize(14 + 28);
+  GeneveConfig cfg = TxConfig();
+  cfg.options = {0x01, 0x02, 0x03, 0x01, 0xaa, 0xbb, 0xcc, 0xdd};
+  Counters c;
+  auto r = GeneveXmit(Skb(arp), cfg, Route(), kLabKernel, &c);
+  ASSERT_TRUE(r.sent) << r.reason;
+  EXPECT_EQ(c.Get("geneve0:tx_bytes"), 28u);
+  EXPECT_EQ(r.skb.len(), 14u + 20 + 8 + 8 + 8 + 42);
+}
+
 }  // namespace
 }  // namespace offlab::kernel
