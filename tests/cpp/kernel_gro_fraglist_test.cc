@@ -27,15 +27,25 @@ std::vector<Bytes> Segments(int n, bool v6, size_t payload = 1000) {
   return SegTrain(n, s, 5);
 }
 
+// A forwarding device with rx-gro-list (no local socket for the flow).
+GroConfig FraglistCfg() {
+  GroConfig cfg;
+  cfg.features = kernel::netif::kGro | kernel::netif::kGroFraglist;
+  cfg.tcp_local_socket = false;
+  return cfg;
+}
+
+// What GRO hands up for `frames` (all CHECKSUM_UNNECESSARY).
+std::vector<kernel::SkBuff> Gro(const std::vector<Bytes>& frames) {
+  GroCell g(FraglistCfg());
+  for (const Bytes& f : frames) g.Receive(DriverSkb(f, IpSummed::kUnnecessary));
+  return g.Flush();
+}
+
 TEST(KernelGroFraglist, ForwardedTcpIsChainedAndSegmentsBackToTheOriginals) {
   for (bool v6 : {false, true}) {
-    GroConfig cfg;
-    cfg.features = kernel::netif::kGro | kernel::netif::kGroFraglist;
-    cfg.tcp_local_socket = false;
     const auto frames = Segments(3, v6);
-    GroCell g(cfg);
-    for (const Bytes& f : frames) g.Receive(DriverSkb(f, IpSummed::kUnnecessary));
-    auto out = g.Flush();
+    auto out = Gro(frames);
     ASSERT_EQ(out.size(), 1u);
     const kernel::SkBuff& m = out[0];
     EXPECT_TRUE(m.gso_type & kernel::gso::kFraglist);
@@ -59,17 +69,12 @@ TEST(KernelGroFraglist, ForwardedTcpIsChainedAndSegmentsBackToTheOriginals) {
 // deviation), so it may stop earlier, never later, and every packet comes
 // out again, in order, through segmentation.
 TEST(KernelGroFraglist, ChainEndsAt64PacketsOrNear64Kb) {
-  GroConfig cfg;
-  cfg.features = kernel::netif::kGro | kernel::netif::kGroFraglist;
-  cfg.tcp_local_socket = false;
   const kernel::DeviceFeatures dev{kernel::netif::kSg | kernel::netif::kIpCsum, 0, 65536, 65535,
                                    1500};
   for (auto [payload, n, low, high] :
        {std::tuple<size_t, int, int, int>{1448, 60, 43, 45}, {100, 80, 64, 64}}) {
-    GroCell g(cfg);
     const auto frames = Segments(n, false, payload);
-    for (const Bytes& f : frames) g.Receive(DriverSkb(f, IpSummed::kUnnecessary));
-    const auto out = g.Flush();  // in the order handed up
+    const auto out = Gro(frames);  // in the order handed up
     ASSERT_EQ(out.size(), 2u) << payload;
     EXPECT_GE(out[0].gso_segs, low) << payload;
     EXPECT_LE(out[0].gso_segs, high) << payload;
@@ -87,13 +92,8 @@ TEST(KernelGroFraglist, ChainEndsAt64PacketsOrNear64Kb) {
 // members' payloads follow the head's, so the same packets come out.
 TEST(KernelGroFraglist, DodgyFraglistIsSegmentedAsAByteStream) {
   for (bool v6 : {false, true}) {
-    GroConfig cfg;
-    cfg.features = kernel::netif::kGro | kernel::netif::kGroFraglist;
-    cfg.tcp_local_socket = false;
     const auto frames = Segments(3, v6);
-    GroCell g(cfg);
-    for (const Bytes& f : frames) g.Receive(DriverSkb(f, IpSummed::kUnnecessary));
-    auto out = g.Flush();
+    auto out = Gro(frames);
     ASSERT_EQ(out.size(), 1u);
     kernel::SkBuff m = out[0];
     m.gso_type |= kernel::gso::kDodgy;
