@@ -103,5 +103,12 @@ TEST(InputFile, SpecialFilesAreRefusedByKindBeforeAnyRead) {
   unlink(fifo.c_str());
 }
 
+TEST(InputFile, AReadThatFailsIsReportedNotRetried) {
+  // /proc/self/mem is a regular file (proc_mem_operations) whose read at
+  // offset 0 fails with EIO: page 0 is never mapped (mmap_min_addr). Only
+  // EINTR is worth another read(2); any other error would fail forever.
+  EXPECT_EQ(ReadError("/proc/self/mem"), "f: read failed: Input/output error");
+}
+
 }  // namespace
 }  // namespace offlab

@@ -322,10 +322,14 @@ TEST(KernelOvsCt, PaddingTrimmedFromCompleteSum) {
   EXPECT_EQ(s.skb.len(), f.size() - 6);
   EXPECT_EQ(s.skb.ip_summed, IpSummed::kUnnecessary);
   OvsSkb old = OvsRx(f, IpSummed::kComplete);
-  ASSERT_EQ(OvsCtExecute(old, {}, {}, KernelVersion{4, 14, false}).err, 0);
+  const OvsCtOutcome o = OvsCtExecute(old, {}, {}, KernelVersion{4, 14, false});
+  ASSERT_EQ(o.err, 0);
   EXPECT_EQ(old.skb.len(), f.size() - 6);
   EXPECT_EQ(old.skb.ip_summed, IpSummed::kComplete);  // NONE, then checked in software
   EXPECT_TRUE(old.skb.csum_valid);
+  // NONE means no driver sum is left to disagree: a stale COMPLETE sum would
+  // fail nf_ip_checksum's check and raise netdev_rx_csum_fault.
+  EXPECT_FALSE(o.ct.rx_csum_fault);
 }
 
 TEST(KernelOvsCt, PaddingTrimmedFromCompleteSumAtAnOddLength) {

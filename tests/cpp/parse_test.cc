@@ -98,6 +98,9 @@ TEST(Parse, SetsOnlyTheL4ProtoAndNeverAStatus) {
       EXPECT_EQ(p.offloads.word(), kStatuses | c.proto_bits);
       EXPECT_EQ(p.l3_ofs, c.l3);
       EXPECT_EQ(p.l4_ofs, c.l4);
+      // l2_5_ofs marks the first tag: its TPID sits where an untagged frame's type does.
+      const bool tagged = std::string_view(c.name).ends_with("-vlan");
+      EXPECT_EQ(p.l2_5_ofs, tagged ? 12 : kNoOffset);
       EXPECT_EQ(Hex(p), c.hex);
     }
   }
