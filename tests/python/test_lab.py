@@ -155,6 +155,38 @@ def test_failure_mid_case_leaves_nothing():
     assert _lab_names() == names and _root_links() == links and not os.path.exists(tmp)
 
 
+def test_signal_while_a_namespace_is_made_leaves_nothing(monkeypatch):
+    # A signal to the whole process group kills `ip netns add` with the lab;
+    # the namespace may exist by then although the call never returned.
+    real_run = nsutil.run
+
+    def add_then_interrupt(argv, check=True):
+        r = real_run(argv, check)
+        if argv[:3] == ["ip", "netns", "add"]:
+            raise nsutil.LabInterrupted("SIGTERM")
+        return r
+
+    monkeypatch.setattr(nsutil, "run", add_then_interrupt)
+    lab = nsutil.Lab()
+    with pytest.raises(nsutil.LabInterrupted), lab:
+        lab.netns("a")
+    monkeypatch.undo()
+    assert not any(n.startswith(lab.prefix) for n in _lab_names())
+
+
+def test_a_failing_closer_does_not_strand_the_namespaces():
+    names = _lab_names()
+
+    def broken() -> None:
+        raise nsutil.LabError("ip link del: gone already")
+
+    lab = nsutil.Lab()
+    with pytest.raises(nsutil.LabError, match="gone already"), lab:
+        lab.netns("a")
+        lab.on_close(broken)
+    assert _lab_names() == names
+
+
 # The child takes SIGINT as an interactive Ctrl-C does: a suite started in
 # the background by a non-interactive shell inherits SIGINT ignored, and
 # Python then installs no KeyboardInterrupt handler of its own.
@@ -169,14 +201,21 @@ with nsutil.guard_signals(), nsutil.Lab() as lab:
 """
 
 
+@pytest.mark.parametrize("group", [False, True], ids=["process", "group"])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signal_mid_case_leaves_nothing(sig):
-    p = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True)
+def test_signal_mid_case_leaves_nothing(sig, group):
+    # `group`: as `kill -- -PGID` or a terminal's Ctrl-C sends it, to the lab
+    # and every command it is running.
+    p = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True,
+                         start_new_session=group)  # fmt: skip
     try:
         prefix = p.stdout.readline().strip()
         assert prefix.startswith(nsutil.PREFIX)
         assert any(n.startswith(prefix) for n in _lab_names())
-        p.send_signal(sig)
+        if group:
+            os.killpg(p.pid, sig)
+        else:
+            p.send_signal(sig)
         p.wait(timeout=30)
     finally:
         if p.poll() is None:

@@ -172,8 +172,11 @@ class Lab(Closing):
             i += 1
             name = f"{self.prefix}-{short}{i}"
         ns = Netns(name)
-        run(["ip", "netns", "add", ns.name])
+        # Recorded before it exists: a signal that lands while `ip netns add`
+        # runs (or just after) still leaves it to close(), which tolerates a
+        # namespace that was never made.
         self.namespaces.append(ns)
+        run(["ip", "netns", "add", ns.name])
         # Quiet namespaces: no IPv6 (no DAD, router or MLD solicitations) unless
         # the case needs it, and then no DAD and no router solicitations.
         for scope in ("default", "all"):
@@ -199,21 +202,33 @@ class Lab(Closing):
         return self._tmpdir
 
     def close(self) -> None:
+        # A signal during cleanup waits until it is done (it is raised when
+        # the mask is restored), so a second SIGTERM, or one sent to the whole
+        # process group, cannot cut it short and strand a namespace.
+        with _signals_blocked():
+            self._close()
+
+    def _close(self) -> None:
         # Descriptors first (a TAP device disappears with its fd), then the
-        # namespaces, which take their links and veth peers with them.
+        # namespaces, which take their links and veth peers with them. A
+        # closer that fails does not keep the rest from running.
         errors: list[str] = []
         while self._closers:
             fn = self._closers.pop()
             try:
                 fn()
-            except OSError as e:
+            except Exception as e:  # reported below; the cleanup goes on
                 errors.append(str(e))
         while self.namespaces:
             ns = self.namespaces.pop()
             if not ns.name.startswith(self.prefix + "-"):
                 errors.append(f"{ns.name}: not made by this run; left alone")
                 continue
-            r = run(["ip", "netns", "del", ns.name], check=False)
+            try:
+                r = run(["ip", "netns", "del", ns.name], check=False)
+            except LabError as e:
+                errors.append(str(e))
+                continue
             if r.returncode != 0 and os.path.exists(os.path.join(_NETNS_DIR, ns.name)):
                 errors.append(r.stderr.strip())
         if self._tmpdir is not None:
@@ -222,6 +237,18 @@ class Lab(Closing):
         if errors:
             raise LabError("cleanup: " + "; ".join(errors))
 
+
+_CLEANUP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def _signals_blocked() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP held back (pending) while the block runs."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _CLEANUP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 @contextlib.contextmanager
