@@ -21,6 +21,12 @@ std::set<std::string> OnNames(const VirtualDevice& d) {
   return s;
 }
 
+std::set<std::string> Names(uint64_t f) {
+  std::set<std::string> s;
+  for (const std::string& n : FeatureNames(f)) s.insert(n);
+  return s;
+}
+
 // ethtool prints the umbrella names generic-segmentation-offload and
 // generic-receive-offload for tx-generic-segmentation and rx-gro, and the
 // legacy tx-vlan-offload / rx-vlan-offload for the CTAG bits.
@@ -104,6 +110,20 @@ TEST(KernelDeviceFeatures, MatchEthtoolOnA618Kernel) {
   EXPECT_EQ(OnNames(TapDevice()), kTapLive);
 }
 
+TEST(KernelDeviceFeatures, LocklessTransmitIsAFeatureOnlyBefore612) {
+  // Every one of these drivers sets NETIF_F_LLTX in its setup before v6.12;
+  // "netdev_features: convert NETIF_F_LLTX to dev->lltx" (v6.12) made it a
+  // device flag, so ethtool lists tx-lockless on [fixed] only on older kernels.
+  using Make = VirtualDevice (*)(KernelVersion);
+  for (const Make make :
+       {Make{VethDevice}, Make{VxlanDevice}, Make{BridgeDevice}, Make{TapDevice}}) {
+    const VirtualDevice old_dev = make(KernelVersion{6, 11, false});
+    SCOPED_TRACE(old_dev.kind);
+    EXPECT_TRUE(Names(old_dev.dev.features).count("tx-lockless"));
+    EXPECT_FALSE(make(KernelVersion{6, 12, false}).dev.features & netif::kLlTx);
+  }
+}
+
 TEST(KernelDeviceFeatures, EncapsulatedOffloads) {
   // veth offloads inside a tunnel what it offloads outside (hw_enc =
   // VETH_FEATURES); vxlan and a bridge only SG and GSO_PARTIAL.
@@ -112,12 +132,6 @@ TEST(KernelDeviceFeatures, EncapsulatedOffloads) {
   EXPECT_EQ(VxlanDevice().dev.hw_enc_features, netif::kSg | netif::kGsoPartial);
   EXPECT_EQ(BridgeDevice().dev.hw_enc_features, netif::kSg | netif::kGsoPartial);
   EXPECT_FALSE(BridgeDevice().dev.features & netif::kRxCsum);  // rx-checksumming off [fixed]
-}
-
-std::set<std::string> Names(uint64_t f) {
-  std::set<std::string> s;
-  for (const std::string& n : FeatureNames(f)) s.insert(n);
-  return s;
 }
 
 TEST(KernelDeviceTap, SetOffloadMapping) {
