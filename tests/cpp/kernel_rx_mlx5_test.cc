@@ -59,5 +59,32 @@ TEST(KernelRxMlx5More, RxChecksumOffIpv6AndSctp) {
   EXPECT_EQ(a.Get("rx_csum_complete"), 0u);
 }
 
+TEST(KernelRxMeta, OnlyVirtioNetReadsAVirtioNetHeader) {
+  // RxMeta.vnet is the header virtio_net's receive_buf finds in front of the
+  // frame; no other driver has one, so whatever it holds changes nothing
+  // for them: not mlx5e's COMPLETE sum, not a hardware verdict.
+  RxMeta meta;
+  meta.vnet.hdr.flags = VnetHdr::kDataValid;
+  meta.vnet.hdr.gso_type = VnetHdr::kGsoTcpv6;
+  meta.vnet.hdr.gso_size = 1000;
+  const Bytes v6 = Tcp6(100);
+  for (const char* name : {"connectx6dx", "connectx5", "e810", "x710", "ixgbe_82599"}) {
+    SCOPED_TRACE(name);
+    const NicProfile p = BuiltinProfile(name);
+    const RxResult plain = DriverReceiveFull(v6, p, kLabKernel, nullptr);
+    const RxResult with = DriverReceiveFull(v6, p, kLabKernel, nullptr, meta);
+    EXPECT_FALSE(with.dropped);
+    EXPECT_EQ(with.skb.ip_summed, plain.skb.ip_summed);
+    EXPECT_EQ(with.skb.csum_level, plain.skb.csum_level);
+    EXPECT_EQ(with.skb.csum, plain.skb.csum);
+    EXPECT_EQ(with.skb.gso_size, 0);
+    EXPECT_EQ(with.skb.gso_type, 0u);
+  }
+  // The same header does act on virtio_net: DATA_VALID vouches for the frame.
+  const RxResult v = DriverReceiveFull(v6, BuiltinProfile("virtio"), kLabKernel, nullptr, meta);
+  EXPECT_EQ(v.drop_reason, "");
+  EXPECT_EQ(v.skb.ip_summed, IpSummed::kUnnecessary);
+}
+
 }  // namespace
 }  // namespace offlab::kernel
