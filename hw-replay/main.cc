@@ -422,8 +422,10 @@ struct Mismatch {
 std::string Verdicts(const Bytes& frame) {
   std::string s;
   for (const auto& c : offlab::Dissect(frame).checksums) {
-    s += (s.empty() ? "" : " ") + c.layer + (c.depth ? "@" + std::to_string(c.depth) : "") + ":" +
-         offlab::ToString(c.verdict);
+    if (!s.empty()) s += ' ';
+    s.append(c.layer);
+    if (c.depth) s += "@" + std::to_string(c.depth);
+    s += std::string(":") + offlab::ToString(c.verdict);
   }
   return s.empty() ? "-" : s;
 }

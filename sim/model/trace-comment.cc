@@ -73,7 +73,8 @@ std::string TxComment(const offlab::Packet& p) {
 std::string WireComment(const offlab::Sent& s, int64_t of, const std::string& profile) {
   std::string csum;
   for (const offlab::ChecksumField& c : offlab::Dissect(s.frame).checksums) {
-    const std::string key = c.depth == 0 ? c.layer : c.layer + "@" + std::to_string(c.depth);
+    std::string key(c.layer);
+    if (c.depth != 0) key += "@" + std::to_string(c.depth);
     csum += (csum.empty() ? "\"" : ", \"") + key + "\": \"" + offlab::ToString(c.verdict) + "\"";
   }
   std::string out = "offlab {\"role\": \"wire\", \"op\": \"wire\", ";

@@ -47,7 +47,8 @@ ReplayFrame Inspect(const Bytes& frame) {
   ReplayFrame f;
   f.bytes = frame.size();
   for (const ChecksumField& c : Dissect(frame).checksums) {
-    const std::string key = c.depth == 0 ? c.layer : c.layer + "@" + std::to_string(c.depth);
+    std::string key(c.layer);
+    if (c.depth != 0) key += "@" + std::to_string(c.depth);
     f.checksums.push_back({key, ToString(c.verdict)});
     f.wrong = f.wrong || c.verdict == Verdict::kIncorrect;
   }

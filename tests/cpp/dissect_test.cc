@@ -39,7 +39,7 @@ std::string Sub(std::string hex, const std::string& from, const std::string& to)
 // "name@depth" per layer.
 std::vector<std::string> Stack(const Dissection& d) {
   std::vector<std::string> v;
-  for (const Layer& l : d.layers) v.push_back(l.name + "@" + std::to_string(l.depth));
+  for (const Layer& l : d.layers) v.push_back(std::string(l.name) + "@" + std::to_string(l.depth));
   return v;
 }
 

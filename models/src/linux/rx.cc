@@ -4,6 +4,8 @@
 // 6952350/linux-6.18.y f3fce0151d48 (Linux v6.18 networking).
 #include "offlab/linux/rx.h"
 
+#include <string_view>
+
 #include "offlab/net/dissect.h"
 #include "offlab/net/error.h"
 #include "offlab/net/headers.h"
@@ -16,8 +18,8 @@ namespace rx_detail {
 
 namespace {
 
-bool IsL4(const std::string& layer) { return layer == "tcp" || layer == "udp" || layer == "sctp"; }
-bool IsIcmp(const std::string& layer) { return layer == "icmp" || layer == "icmpv6"; }
+bool IsL4(std::string_view layer) { return layer == "tcp" || layer == "udp" || layer == "sctp"; }
+bool IsIcmp(std::string_view layer) { return layer == "icmp" || layer == "icmpv6"; }
 
 TunnelType TunnelOf(const Dissection& d) {
   for (const Layer& l : d.layers) {

@@ -286,12 +286,12 @@ class Dissector {
     // Literal pieces of a summary (ARP's, SCTP's, GRE's) survive an empty
     // Format; without summaries none is kept.
     if (!t_summaries) summary.clear();
-    out_.layers.push_back(Layer{name, depth, off, len, std::move(summary)});
+    out_.layers.emplace_back(name, depth, off, len, std::move(summary));
   }
 
   void AddChecksum(const char* layer, int depth, size_t field, uint32_t value, uint32_t expected,
                    Verdict v) {
-    out_.checksums.push_back(ChecksumField{layer, depth, field, value, expected, v});
+    out_.checksums.emplace_back(layer, depth, field, value, expected, v);
   }
 
   // An Internet checksum over data_[off, off + len) whose field sits at
@@ -333,13 +333,15 @@ bool Dissector::Ethernet(size_t off, size_t end, int depth) {
   if (!Need("eth", off, end, hdr::kEthLen)) return false;
   const uint8_t* p = data_ + off;
   uint16_t type = GetBe16(p + 12);
-  // Without summaries the concatenations below would still allocate.
-  std::string summary = t_summaries ? MacString(p + 6) + " > " + MacString(p) : std::string();
-  if (type < kEthTypeMin) {
-    AddLayer("eth", depth, off, hdr::kEthLen, summary + Format(" 802.3 length %u", type));
-    return true;
+  // Without summaries the concatenations below would still cost a string each.
+  std::string summary;
+  if (t_summaries) {
+    summary =
+        MacString(p + 6) + " > " + MacString(p) +
+        (type < kEthTypeMin ? Format(" 802.3 length %u", type) : Format(" type 0x%04x", type));
   }
-  AddLayer("eth", depth, off, hdr::kEthLen, summary + Format(" type 0x%04x", type));
+  AddLayer("eth", depth, off, hdr::kEthLen, std::move(summary));
+  if (type < kEthTypeMin) return true;
   off += hdr::kEthLen;
   while (type == hdr::kEthTypeVlan || type == hdr::kEthTypeQinQ || type == kEthTypeQinQLegacy) {
     if (!Need("vlan", off, end, hdr::kVlanLen)) return false;
