@@ -263,9 +263,17 @@ bool Match::Matches(const FlowKey& key, const PacketMetadata& md) const {
   if (nw_dst && (!key.has_l3 || *nw_dst != key.nw_dst)) return false;
   if (tp_src && (!key.has_l4 || *tp_src != key.tp_src)) return false;
   if (tp_dst && (!key.has_l4 || *tp_dst != key.tp_dst)) return false;
-  if (tun_id && (!md.tunnel.present || *tun_id != md.tunnel.key)) return false;
-  if (tun_src && (!md.tunnel.present || *tun_src != md.tunnel.src)) return false;
-  if (tun_dst && (!md.tunnel.present || *tun_dst != md.tunnel.dst)) return false;
+  // A packet that came from no tunnel has all-zero tunnel fields, and a match
+  // on zero takes it: pkt_metadata_init clears the tunnel destination, and a
+  // flow without one has no tunnel in its miniflow, which the classifier reads
+  // as zeros (openvswitch/ovs v3.1.0 lib/packets.h pkt_metadata_init,
+  // lib/flow.c miniflow_extract; checked with ovs-vswitchd 3.1.0, ovs-diff
+  // case tunnel-fields-zero).
+  const TunnelMetadata none;
+  const TunnelMetadata& tnl = md.tunnel.present ? md.tunnel : none;
+  if (tun_id && *tun_id != tnl.key) return false;
+  if (tun_src && *tun_src != tnl.src) return false;
+  if (tun_dst && *tun_dst != tnl.dst) return false;
   if ((md.ct_state & ct_state_mask) != ct_state_value) return false;
   if (ct_zone && *ct_zone != md.ct_zone) return false;
   return true;
