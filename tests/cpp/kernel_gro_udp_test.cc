@@ -54,6 +54,19 @@ TEST(KernelGroUdpSegment, ForwardingMergesEqualDatagrams) {
   EXPECT_EQ(Gro(plain, {Datagram(600, 1), Datagram(600, 2)}).size(), 2u);
 }
 
+TEST(KernelGroUdpSegment, RxGroListChainsDatagramsWithoutASocket) {
+  // udp_gro_receive: with NETIF_F_GRO_FRAGLIST and no socket, is_flist is set
+  // for every datagram; those of one flow chain on the frag_list
+  // (skb_gro_receive_list) and udp4_gro_complete marks the head
+  // SKB_GSO_FRAGLIST | SKB_GSO_UDP_L4 with the count as gso_segs.
+  GroConfig c;
+  c.features = kernel::netif::kGro | kernel::netif::kGroFraglist;
+  auto out = Gro(c, {Datagram(600, 1), Datagram(600, 2), Datagram(600, 3)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].gso_type, kernel::gso::kFraglist | kernel::gso::kUdpL4);
+  EXPECT_EQ(out[0].gso_segs, 3);
+}
+
 TEST(KernelGroUdpSegment, ZeroChecksumAndWrongLengthAreNotMerged) {
   auto out = Gro(Fwd(), {Datagram(600, 1, false), Datagram(600, 2, false)});
   EXPECT_EQ(out.size(), 2u);
