@@ -142,14 +142,15 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
     act.type = ActionType::kSetEth;
     act.eth_dst = ParseMac(arg("mod_dl_dst:"));
   } else if (starts("mod_nw_src:") || starts("mod_nw_dst:")) {
+    // IPv4 only: ovs-ofctl 3.1.0 refuses an IPv6 address ("could not convert
+    // to IP address"); set_field:ADDR->ipv6_src is how OVS sets one.
     IpAddr ip = ParseIp(a.substr(11), &v6);
     if (v6) {
-      act.type = ActionType::kSetIpv6;
-      (starts("mod_nw_src:") ? act.ipv6.src : act.ipv6.dst) = ip;
-    } else {
-      act.type = ActionType::kSetIpv4;
-      (starts("mod_nw_src:") ? act.ipv4.src : act.ipv4.dst) = V4(ip);
+      throw Error(a.substr(0, 10) + ": '" + a.substr(11) +
+                  "' is not an IPv4 address (set_field:ADDR->ipv6_src/ipv6_dst sets IPv6)");
     }
+    act.type = ActionType::kSetIpv4;
+    (starts("mod_nw_src:") ? act.ipv4.src : act.ipv4.dst) = V4(ip);
   } else if (starts("mod_nw_tos:")) {
     // mod_nw_tos sets the DSCP bits and keeps ECN, of IPv4 or IPv6 alike; a
     // value with ECN bits is refused (openvswitch/ovs v3.1.0
