@@ -31,6 +31,12 @@ TEST(Utf8, WhatTheGrammarRefusesIsInvalid) {
   EXPECT_FALSE(IsValidUtf8("\xF5\x80\x80\x80"));
   EXPECT_FALSE(IsValidUtf8("\xE2\x89"));  // cut short
   EXPECT_FALSE(IsValidUtf8("\xC3\x28"));  // a continuation byte missing
+  // The third and fourth bytes of a sequence are continuation bytes too
+  // (UTF8-tail = %x80-BF): Python's bytes.decode refuses all of these.
+  EXPECT_FALSE(IsValidUtf8("\xE2\x82\x28"));
+  EXPECT_FALSE(IsValidUtf8("\xE2\x82\xC0"));
+  EXPECT_FALSE(IsValidUtf8("\xF0\x90\x80\x28"));
+  EXPECT_FALSE(IsValidUtf8("\xF0\x90\x28\x80"));
   EXPECT_FALSE(IsValidUtf8(std::string("\xFF", 1)));
 }
 
