@@ -370,6 +370,10 @@ TEST(UdpTunnelCsum, RefusesWhatItCannotDoAndLeavesThePacket) {
   cases.push_back({"inner udp without checksum",
                    Push(With(Sub(kUdp4, "6c50", "0000"), kGood, kPartial), R3Tunnel(true))});
   cases.push_back({"inner sctp", Push(With(kSctp4, kGood, kPartial), R3Tunnel(true))});
+  // The inner IP length leaves 4 bytes of UDP: no checksum field to read.
+  cases.push_back(
+      {"inner udp cut short",
+       Push(With(Sub(kUdp4, "4500003c", "45000018"), kGood, kPartial), R3Tunnel(true))});
   cases.push_back({"gre", Push(With(kR2Stale, kGood, kPartial), R3Tunnel(true, TunnelType::kGre))});
   for (Case& c : cases) {
     SCOPED_TRACE(c.name);
