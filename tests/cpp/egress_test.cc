@@ -370,7 +370,8 @@ TEST(UdpTunnelCsum, RefusesWhatItCannotDoAndLeavesThePacket) {
   cases.push_back({"inner udp without checksum",
                    Push(With(Sub(kUdp4, "6c50", "0000"), kGood, kPartial), R3Tunnel(true))});
   cases.push_back({"inner sctp", Push(With(kSctp4, kGood, kPartial), R3Tunnel(true))});
-  // The inner IP length leaves 4 bytes of UDP: no checksum field to read.
+  // The inner IP length leaves 4 bytes of UDP: parsing finds no whole UDP
+  // header (no inner L4 offset), so there is no checksum field to read.
   cases.push_back(
       {"inner udp cut short",
        Push(With(Sub(kUdp4, "4500003c", "45000018"), kGood, kPartial), R3Tunnel(true))});
