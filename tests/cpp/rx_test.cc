@@ -242,6 +242,16 @@ TEST(VnetRx, NeedsCsumElsewhereIsComputedInSoftware) {
   EXPECT_EQ(Hex(q), icmp);
   EXPECT_EQ(q.offloads.word(), 0u);
   EXPECT_EQ(counters.Get("netdev_linux_unknown_l4_csum"), 2u);
+
+  // Nor does any protocol numbered above SCTP's (132): the same bytes as
+  // UDP-Lite (136; IP checksum 037d -> 02f6 by RFC 1624).
+  const std::string lite = Sub(Sub(icmp, "4001037d", "408802f6"), "ad8a", "0000");
+  Packet u(FromHex(lite));
+  ParseSimple(u);
+  ASSERT_TRUE(VnetReceive(u, {.flags = VnetHdr::kNeedsCsum, .csum_start = 34, .csum_offset = 2},
+                          &counters));
+  EXPECT_EQ(Hex(u), Sub(icmp, "4001037d", "408802f6"));
+  EXPECT_EQ(u.offloads.word(), 0u);
 }
 
 TEST(VnetRx, OffsetsOutOfRangeDrop) {
