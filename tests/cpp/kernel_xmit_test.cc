@@ -299,6 +299,33 @@ TEST(KernelXmitFeatures, LinearizeFragListAndFragsTheDeviceCannotGather) {
   EXPECT_EQ(c2.Get("xmit_linearize_bytes"), 600u);
 }
 
+TEST(KernelXmitFeatures, APartialChecksumFieldIsInTheLinearArea) {
+  // skb_partial_csum_set (net/core/skbuff.c) refuses a PARTIAL skb unless
+  // csum_start + csum_offset + 2 <= skb_headlen, so the linear area always
+  // reaches that far: for SCTP (field at 8 of a 12-byte header) further than
+  // the first 8 bytes of a header the model counts as linear for any L4,
+  // whatever the first chunk's bytes are. Linearizing copies at most what
+  // follows byte 34 + 8 + 2.
+  Bytes f;
+  Add(f, {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 8, 0});
+  Ipv4(f, 20 + 12 + 100, 7, 132, 10);
+  Add(f, {0x13, 0x88, 0x17, 0x70, 0, 0, 0, 1, 0, 0, 0, 0});  // SCTP header, CRC 0
+  Payload(f, 0, 100);  // chunk bytes; the first (type) byte is 0, DATA
+  SkBuff s;
+  s.pkt = Packet(f);
+  s.pkt.l3_ofs = 14;
+  s.pkt.l4_ofs = 34;
+  s.ip_summed = IpSummed::kPartial;
+  s.csum_start = 34;
+  s.csum_offset = 8;
+  s.csum_not_inet = true;
+  s.nr_frags = 1;
+  Counters c;
+  ValidateXmitSkb(s, Dev(netif::kSctpCrc), kLabKernel, &c);
+  EXPECT_LE(c.Get("xmit_linearize_bytes"), f.size() - (34 + 8 + 2));
+  EXPECT_GE(c.Get("xmit_linearize_bytes"), 100u);  // the chunks are in the pages
+}
+
 TEST(KernelXmitFeatures, GsoLimitsSendToSoftware) {
   const uint64_t tso = netif::kSg | netif::kIpCsum | netif::kTso | netif::kGsoUdpTunnelCsum;
   DeviceFeatures dev = Dev(tso, tso);
