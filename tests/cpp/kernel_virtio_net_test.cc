@@ -273,6 +273,24 @@ TEST(KernelVirtioTunnel, TunnelHeaderToSkb) {
   EXPECT_NE(VirtioNetHdrTnlToSkb(e, bad, true, true), "");
 }
 
+TEST(KernelVirtioTunnel, AnOuterHeaderWithOptionsIsLongerThanTheMinimum) {
+  // virtio_net_hdr_tnl_to_skb checks outer_th >= the minimal outer header
+  // (include/linux/virtio_net.h:295-306), not equality: IPv4 options (here
+  // three NOPs and an EOL, IHL 6) move every later offset by 4.
+  Bytes f = VxlanTcpFrame(3000);
+  f[14] = 0x46;
+  const size_t tot = ((size_t{f[16]} << 8) | f[17]) + 4;
+  f[16] = static_cast<uint8_t>(tot >> 8), f[17] = static_cast<uint8_t>(tot);
+  const Bytes opts = {0x01, 0x01, 0x01, 0x00};
+  f.insert(f.begin() + 34, opts.begin(), opts.end());
+  SkBuff s = Skb(f);
+  VnetHdrTunnel t{Hdr(1, vnet::kGsoUdpTunnelIpv4 | VnetHdr::kGsoTcpv4, 0, 1000, 88, 16), 38, 68};
+  ASSERT_EQ(VirtioNetHdrTnlToSkb(s, t, true, true), "");
+  EXPECT_EQ(s.pkt.l4_ofs, 38);
+  EXPECT_EQ(s.pkt.inner_l3_ofs, 68);
+  EXPECT_EQ(s.pkt.inner_l4_ofs, 88);
+}
+
 TEST(KernelVirtioEndpoints, TapWriteAndRead) {
   TapConfig cfg;  // IFF_VNET_HDR, 10-byte header
   SkBuff s;
