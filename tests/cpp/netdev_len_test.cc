@@ -128,6 +128,25 @@ TEST(NetdevLen, TsoPacketsPassTheMtuCheck) {
   EXPECT_EQ(gso.Count("tx_mtu_exceeded_drops"), 0u);
 }
 
+TEST(NetdevLen, DummySendStopsAtTheFirstTooLongFrameOfABatch) {
+  // Software GSO hands the port one batch: 1054, 1054 and 1000-byte frames.
+  // At MTU 1010 netdev-dummy (limit 1024) refuses the first and deletes the
+  // rest unsent, the one that would fit too (netdev_dummy_send,
+  // lib/netdev-dummy.c:1381-1384); netdev-dpdk (limit 1028, net_pcap: no
+  // TSO) filters each frame and sends the last.
+  Bytes big = Sized(3000);
+  big[16] = static_cast<uint8_t>((3000 - 14) >> 8);
+  big[17] = static_cast<uint8_t>((3000 - 14) & 0xff);
+  RxMeta meta;
+  meta.tso_segsz = 1000;
+  Bridge dummy({.name = "p2", .mtu = 1010}, {.userspace_tso = true});
+  EXPECT_EQ(dummy.Sent(big, meta), 0u);
+  EXPECT_EQ(dummy.Count("tx_mtu_exceeded_drops"), 3u);
+  Bridge dpdk({.name = "p2", .profile = "pcap", .mtu = 1010}, {.userspace_tso = true});
+  EXPECT_EQ(dpdk.Sent(big, meta), 1u);
+  EXPECT_EQ(dpdk.Count("tx_mtu_exceeded_drops"), 2u);
+}
+
 TEST(NetdevLen, IpLengthBeyondTheFrameIsCountedAndTheFrameGoesOn) {
   // ipv4_sanity_check: tot_len (104) > size (94) -> miniflow_extract goes to
   // `out` with only L2 fields; the packet is not dropped, so `tcp` does not
