@@ -67,6 +67,19 @@ TEST(PacketBuffer, PutAfterTruncationOverwritesTheOldTail) {
   EXPECT_EQ(p.bytes(), (Bytes{1, 2, 9, 8, 7, 6, 0, 0}));
 }
 
+TEST(PacketBuffer, GrowingBackOverTruncatedBytesZeroesThem) {
+  // The buffer still holds 3, 4, 5 past the end: growing within it must not
+  // bring them back (Resize zero-extends, whatever the storage held).
+  for (size_t headroom : {size_t{0}, Packet::kDefaultHeadroom}) {
+    SCOPED_TRACE(headroom);
+    const Bytes b{1, 2, 3, 4, 5};
+    Packet p(b.data(), b.size(), headroom);
+    p.Resize(2);
+    p.Resize(5);
+    EXPECT_EQ(p.bytes(), (Bytes{1, 2, 0, 0, 0}));
+  }
+}
+
 TEST(PacketBuffer, ReservedRoomTakesPutsWithoutMovingTheBytes) {
   Packet p(Bytes{1, 2, 3});
   p.Reserve(3 + 3000);
