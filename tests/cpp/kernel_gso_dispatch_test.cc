@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_gso_test_frames.h"
+#include "offlab/linux/gso_segment.h"
 #include "offlab/linux/xmit.h"
 
 namespace offlab::kernel {
@@ -56,6 +57,23 @@ TEST(KernelGsoDispatch, ProtocolsWithoutAModelledHandler) {
   Counters c;
   EXPECT_EQ(Segments(arp, &c), 0u);
   EXPECT_EQ(c.Get("gso_error"), 1u);
+}
+
+TEST(KernelGsoDispatch, NoNetworkProtocolIsInvalidNotUnsupported) {
+  // skb_mac_gso_segment: skb_network_protocol returns 0 when a VLAN tag's
+  // next EtherType lies past the data (vlan_get_protocol_and_depth), and
+  // that is -EINVAL; an EtherType with no handler is -EPROTONOSUPPORT.
+  const DeviceFeatures dev = kNoTso;
+  SkBuff cut = GsoSkb(false, 3000);
+  cut.pkt.data()[12] = 0x81;  // 802.1Q: the next EtherType would be at 16
+  cut.pkt.data()[13] = 0x00;
+  cut.pkt.Resize(16);
+  EXPECT_EQ(SkbGsoSegment(cut, 0, dev, XmitOptions{}, kLabKernel, nullptr).err, gso_err::kInval);
+  SkBuff arp = GsoSkb(false, 3000);
+  arp.pkt.data()[12] = 0x08;
+  arp.pkt.data()[13] = 0x06;
+  EXPECT_EQ(SkbGsoSegment(arp, 0, dev, XmitOptions{}, kLabKernel, nullptr).err,
+            gso_err::kProtoNoSupport);
 }
 
 TEST(KernelGsoDispatch, FixedIdWithoutDfFailsBefore618) {
