@@ -43,5 +43,15 @@ TEST(ParseIpv6, ATransportHeaderPastThePayloadLengthIsTruncated) {
   EXPECT_EQ(ok.tp_dst, 80);
 }
 
+TEST(ParseIpv6, TheKeyPrintsEveryGroupOfBothAddresses) {
+  // scapy: IPv6(src="2001:db8:1:2:3:4:5:6",dst="2001:db8:a:b:c:d:e:f")/
+  //   TCP(sport=1234,dport=80,flags="A") behind the same Ethernet header.
+  Packet p(FromHex(
+      "02000000000202000000000186dd600000000014064020010db800010002000300040005000620010db8000a"
+      "000b000c000d000e000f04d200500000000000000000501020002ee10000"));
+  EXPECT_EQ(Parse(p).ToString(),
+            "ipv6 2001:db8:1:2:3:4:5:6>2001:db8:a:b:c:d:e:f proto=6 tp=1234>80");
+}
+
 }  // namespace
 }  // namespace offlab
