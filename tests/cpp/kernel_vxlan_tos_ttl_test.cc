@@ -113,6 +113,18 @@ TEST(KernelVxlanTosTtl, InnerTooShortIsDropped) {
     EXPECT_EQ(r.reason, "PKT_TOO_SMALL");
     EXPECT_EQ(k.Get("vx0:tx_dropped"), 1u);
   }
+  // skb_vlan_inet_prepare pulls only the MAC header for another ethertype:
+  // an ARP-typed frame of nothing but its 14-byte header is sent, and one
+  // byte shorter is dropped.
+  for (size_t len : {size_t{14}, size_t{13}}) {
+    Bytes f = FromHex("0200000000020200000000010806");
+    f.resize(len);
+    Counters k;
+    UnderlayRoute rt;
+    VxlanXmitResult r = VxlanXmit(NetworkSkb(f, IpSummed::kNone), Cfg(), rt, kLabKernel, &k);
+    EXPECT_EQ(r.sent, len == 14) << len;
+    EXPECT_EQ(k.Get("vx0:tx_dropped"), len == 14 ? 0u : 1u) << len;
+  }
 }
 
 }  // namespace
