@@ -57,6 +57,21 @@ TEST(KernelGroLegacy, NoneIsSummedInSoftware) {
   EXPECT_EQ(r.out, 3u);
 }
 
+TEST(KernelGroLegacy, ALoneVerifiedSegmentGoesUpUnnecessary) {
+  // One segment, nothing to merge with: napi_gro_complete passes a count-1
+  // skb up without tcp_gro_complete, so it keeps what the checksum check
+  // made of it: UNNECESSARY, of the only checksum a 3.10 skb could vouch for
+  // (csum_level came with v3.16's "net: Add skb->csum_level").
+  for (IpSummed st : {IpSummed::kNone, IpSummed::kComplete}) {
+    GroCell g(V310());
+    g.Receive(DriverSkb(SegTrain(1)[0], st));
+    const std::vector<SkBuff> up = g.Flush();
+    ASSERT_EQ(up.size(), 1u);
+    EXPECT_EQ(up[0].ip_summed, IpSummed::kUnnecessary) << static_cast<int>(st);
+    EXPECT_EQ(up[0].csum_level, 0) << static_cast<int>(st);
+  }
+}
+
 TEST(KernelGroLegacy, CompleteMustMatchWithoutSoftwareFallback) {
   Outcome r = Receive(IpSummed::kComplete);
   EXPECT_EQ(r.merged, 2u);
