@@ -342,6 +342,29 @@ TEST(KernelRxIbmveth, AnAggregateCountsSegmentsOfItsPayloadAfterBothHeaders) {
   EXPECT_EQ(DriverReceiveFull(Tcp(3001), p, kLabKernel, nullptr, m).skb.gso_segs, 4);
 }
 
+TEST(KernelRxIbmveth, WithoutTheLargePacketBitTheMssIsInTheChecksumField) {
+  // ibmveth_rx_mss_helper (v6.18 ibmveth.c:1355-1360): an aggregate above
+  // MTU + ETH_HLEN without IBMVETH_RXQ_LRG_PKT carries its MSS in the TCP
+  // checksum field, which becomes gso_size and is zeroed; nothing else of
+  // the frame changes. (Without CSUM_GOOD, so that ibmveth_rx_csum_helper,
+  // which runs next, leaves the zeroed field alone.)
+  const NicProfile p = BuiltinProfile("ibmveth_trunk");
+  Bytes f = Tcp(2990);
+  f[34 + 16] = 0x03;  // MSS 1000
+  f[34 + 17] = 0xe8;
+  RxMeta m;
+  m.ibmveth_csum_good = false;
+  const RxResult r = DriverReceiveFull(f, p, kLabKernel, nullptr, m);
+  ASSERT_FALSE(r.dropped);
+  EXPECT_EQ(r.skb.gso_size, 1000);
+  EXPECT_EQ(r.skb.gso_segs, 3);
+  Bytes want = f;
+  want[34 + 16] = want[34 + 17] = 0;
+  const Bytes got = r.skb.pkt.bytes();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++) EXPECT_EQ(got[i], want[i]) << "byte " << i;
+}
+
 TEST(KernelRxRobustness, TruncatedFramesNeverReadPastTheEnd) {
   for (const char* name : {"connectx5", "e810", "x710", "ixgbe_82599", "ibmveth_trunk", "virtio"}) {
     const NicProfile p = BuiltinProfile(name);
