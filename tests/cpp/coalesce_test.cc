@@ -107,6 +107,18 @@ TEST(Coalesce, FlushesFlowsOldestFirst) {
             Sub(Segment(0).substr(0, 2 * 54), "4500008c", "450000f0") + Pattern(0, 200));
 }
 
+TEST(Coalesce, SegmentsFromAnotherIpv4SourceAreAnotherFlow) {
+  // Segment 1 from 192.168.123.3 (scapy: IP checksum 0316, TCP 139c), same
+  // MACs, ports and next sequence number: the IPv4 addresses are part of the
+  // flow, so it does not join segment 0.
+  const std::string other =
+      Sub(Sub(Segment(1), "40060317c0a87b02", "40060316c0a87b03"), "50100000139d", "50100000139c");
+  CoalesceStats stats;
+  PacketBatch out = Coalesce(Receive({Segment(0), other}, Validating(false)), 65535, &stats);
+  EXPECT_EQ(out.size(), 2u);
+  EXPECT_EQ(stats.merged, 0u);
+}
+
 TEST(Coalesce, RefusesOutOfOrderAndUnvalidatedSegments) {
   CoalesceStats stats;
   PacketBatch out =
