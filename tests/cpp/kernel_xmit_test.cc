@@ -399,5 +399,23 @@ TEST(KernelDeviceTx, ATsoSkbWhoseTcpHeaderDoesNotFitIsSentAsIs) {
   }
 }
 
+TEST(KernelDeviceTx, AnIpHeaderRunningIntoTheTransportHeaderIsSentAsIs) {
+  // The IPv4 header says 24 bytes (IHL 6) but the transport header is set 20
+  // bytes after it: the offsets do not fit, so the skb goes out as it is.
+  SkBuff s = Tcp4Partial(10);
+  s.pkt.data()[14] = 0x46;
+  s.gso_size = 4;
+  s.gso_segs = 3;
+  s.gso_type = gso::kTcpv4;
+  const Bytes f = s.pkt.bytes();
+  DeviceFeatures dev;
+  dev.features = netif::kSg | netif::kHwCsum | netif::kTso;
+  Counters c;
+  const std::vector<Bytes> out = DeviceTransmit(s, dev, &c);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], f);
+  EXPECT_EQ(c.Get("device_tx_malformed"), 1u);
+}
+
 }  // namespace
 }  // namespace offlab::kernel
