@@ -80,20 +80,23 @@ TEST(FlowRuleParse, NatStateBits) {
 }
 
 TEST(FlowRuleParse, SetFieldAndModActions) {
-  const Action src = Parse("tcp,actions=set_field:80->tcp_src").actions.at(0);
-  EXPECT_EQ(src.type, ActionType::kSetL4Ports);
-  EXPECT_EQ(src.tp_src, 80);
-  EXPECT_FALSE(src.tp_dst);
-  const Action dst = Parse("udp,actions=set_field:81->udp_dst").actions.at(0);
-  EXPECT_EQ(dst.type, ActionType::kSetL4Ports);
-  EXPECT_EQ(dst.tp_dst, 81);
-  EXPECT_FALSE(dst.tp_src);
-  EXPECT_EQ(Parse("sctp,actions=set_field:82->sctp_src").actions.at(0).tp_src, 82);
-  EXPECT_EQ(Parse("sctp,actions=set_field:83->sctp_dst").actions.at(0).tp_dst, 83);
-  const Action mod = Parse("tcp,actions=mod_tp_src:80").actions.at(0);
-  EXPECT_EQ(mod.type, ActionType::kSetL4Ports);
-  EXPECT_EQ(mod.tp_src, 80);
-  EXPECT_FALSE(mod.tp_dst);
+  // Each sets one port of a kSetL4Ports action, the other left alone.
+  struct Case {
+    const char* rule;
+    int src, dst;  // -1: not set
+  };
+  for (const Case& c :
+       {Case{"tcp,actions=set_field:80->tcp_src", 80, -1},
+        Case{"udp,actions=set_field:81->udp_dst", -1, 81},
+        Case{"sctp,actions=set_field:82->sctp_src", 82, -1},
+        Case{"sctp,actions=set_field:83->sctp_dst", -1, 83},
+        Case{"tcp,actions=mod_tp_src:80", 80, -1}, Case{"tcp,actions=mod_tp_dst:81", -1, 81}}) {
+    SCOPED_TRACE(c.rule);
+    const Action a = Parse(c.rule).actions.at(0);
+    EXPECT_EQ(a.type, ActionType::kSetL4Ports);
+    EXPECT_EQ(a.tp_src ? int{*a.tp_src} : -1, c.src);
+    EXPECT_EQ(a.tp_dst ? int{*a.tp_dst} : -1, c.dst);
+  }
   const Action label = Parse("ipv6,actions=set_field:0x12345->ipv6_label").actions.at(0);
   EXPECT_EQ(label.type, ActionType::kSetIpv6);
   EXPECT_EQ(label.ipv6.flow_label, 0x12345u);

@@ -310,13 +310,8 @@ TEST(KernelXmitFeatures, APartialChecksumFieldIsInTheLinearArea) {
   Add(f, {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 8, 0});
   Ipv4(f, 20 + 12 + 100, 7, 132, 10);
   Add(f, {0x13, 0x88, 0x17, 0x70, 0, 0, 0, 1, 0, 0, 0, 0});  // SCTP header, CRC 0
-  Payload(f, 0, 100);  // chunk bytes; the first (type) byte is 0, DATA
-  SkBuff s;
-  s.pkt = Packet(f);
-  s.pkt.l3_ofs = 14;
-  s.pkt.l4_ofs = 34;
-  s.ip_summed = IpSummed::kPartial;
-  s.csum_start = 34;
+  Payload(f, 0, 100);            // chunk bytes; the first (type) byte is 0, DATA
+  SkBuff s = PartialTcp4Skb(f);  // the same offsets; the field is SCTP's CRC
   s.csum_offset = 8;
   s.csum_not_inet = true;
   s.nr_frags = 1;
@@ -377,33 +372,9 @@ TEST(KernelXmitFeatures, NoMangleidForAnIpv4HeaderWithoutDf) {
   EXPECT_FALSE(NetifSkbFeatures(s, dev, XmitOptions{}, kLabKernel) & netif::kTsoMangleid);
 }
 
-TEST(KernelDeviceTx, ATsoSkbWhoseTcpHeaderDoesNotFitIsSentAsIs) {
-  // device_tx.h: offsets that do not fit are "sent as is" and counted as
-  // device_tx_malformed. A TCP data offset of 4 words (16 bytes, below the
-  // 20-byte minimum) and one of 15 words (60 bytes) running past a frame
-  // that ends 30 bytes after the TCP header are both such.
-  for (const uint8_t doff : {uint8_t{4}, uint8_t{15}}) {
-    SkBuff s = Tcp4Partial(10);
-    s.pkt.data()[34 + 12] = static_cast<uint8_t>(doff << 4);
-    s.gso_size = 4;
-    s.gso_segs = 3;
-    s.gso_type = gso::kTcpv4;
-    const Bytes f = s.pkt.bytes();
-    DeviceFeatures dev;
-    dev.features = netif::kSg | netif::kHwCsum | netif::kTso;
-    Counters c;
-    const std::vector<Bytes> out = DeviceTransmit(s, dev, &c);
-    ASSERT_EQ(out.size(), 1u) << int{doff};
-    EXPECT_EQ(out[0], f);
-    EXPECT_EQ(c.Get("device_tx_malformed"), 1u);
-  }
-}
-
-TEST(KernelDeviceTx, AnIpHeaderRunningIntoTheTransportHeaderIsSentAsIs) {
-  // The IPv4 header says 24 bytes (IHL 6) but the transport header is set 20
-  // bytes after it: the offsets do not fit, so the skb goes out as it is.
-  SkBuff s = Tcp4Partial(10);
-  s.pkt.data()[14] = 0x46;
+// `s` made a 3-segment TCPv4 GSO skb: the device sends it as it is and
+// counts it as device_tx_malformed (device_tx.h: offsets that do not fit).
+void ExpectSentAsIs(SkBuff s) {
   s.gso_size = 4;
   s.gso_segs = 3;
   s.gso_type = gso::kTcpv4;
@@ -415,6 +386,26 @@ TEST(KernelDeviceTx, AnIpHeaderRunningIntoTheTransportHeaderIsSentAsIs) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0], f);
   EXPECT_EQ(c.Get("device_tx_malformed"), 1u);
+}
+
+TEST(KernelDeviceTx, ATsoSkbWhoseTcpHeaderDoesNotFitIsSentAsIs) {
+  // A TCP data offset of 4 words (16 bytes, below the 20-byte minimum) and
+  // one of 15 words (60 bytes) running past a frame that ends 30 bytes after
+  // the TCP header.
+  for (const uint8_t doff : {uint8_t{4}, uint8_t{15}}) {
+    SCOPED_TRACE(int{doff});
+    SkBuff s = Tcp4Partial(10);
+    s.pkt.data()[34 + 12] = static_cast<uint8_t>(doff << 4);
+    ExpectSentAsIs(s);
+  }
+}
+
+TEST(KernelDeviceTx, AnIpHeaderRunningIntoTheTransportHeaderIsSentAsIs) {
+  // The IPv4 header says 24 bytes (IHL 6) but the transport header is set 20
+  // bytes after it.
+  SkBuff s = Tcp4Partial(10);
+  s.pkt.data()[14] = 0x46;
+  ExpectSentAsIs(s);
 }
 
 }  // namespace
