@@ -63,6 +63,10 @@ TEST(KernelFeaturesVersion, CoreBitsByRelease) {
   EXPECT_TRUE(v419 & (kUso | kGroHw));
   EXPECT_FALSE(v419 & netif::kGsoFraglist);
   EXPECT_TRUE(kernel::KernelFeatureBits({5, 6, false}) & netif::kGsoFraglist);
+  // Both fraglist bits came with v5.6 ("net: Support GRO/GSO fraglist chaining").
+  const uint64_t v55 = kernel::KernelFeatureBits({5, 5, false});
+  EXPECT_FALSE(v55 & (netif::kGsoFraglist | netif::kGroFraglist));
+  EXPECT_TRUE(kernel::KernelFeatureBits({5, 6, false}) & netif::kGroFraglist);
   EXPECT_FALSE(kernel::KernelFeatureBits({6, 18, false}) & netif::kLlTx);
 }
 

@@ -104,6 +104,19 @@ TEST(KernelStackRxIp, BadHeaderChecksumCountsHdrAndCsumErrors) {
   EXPECT_EQ(c.Get("Ip:InDelivers"), 0u);
 }
 
+TEST(KernelStackRxIp, AFragmentWaitsForAReassemblyTheModelDoesNotDo) {
+  // ip_local_deliver hands fragments to ip_defrag; the model stops there and
+  // says so instead of delivering part of a datagram.
+  Bytes b = Frame4(17, 10, 6);
+  Put16(b, 20, 0x2000);  // MF, offset 0
+  Put16(b, 24, 0);
+  Put16(b, 24, static_cast<uint16_t>(~Fold(Sum16(b, 14, 34))));
+  SkBuff s = Skb(b);
+  const auto v = StackRcv(s, {}, kLabKernel, nullptr).verdict;
+  EXPECT_FALSE(v.delivered);
+  EXPECT_EQ(v.reason, "FRAG_REASM (not modelled)");
+}
+
 TEST(KernelStackRxIp, TruncatedAndMalformedHeaders) {
   Bytes b = Frame4(17, 10, 6);
   Counters c;

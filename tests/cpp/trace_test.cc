@@ -169,6 +169,14 @@ TEST(TraceReader, AnOptionMustEndInsideItsBlock) {
   }
 }
 
+TEST(TraceReader, NothingAfterTheEndOfOptionsIsRead) {
+  // opt_endofopt (code 0, length 0) ends the options (pcapng section 3.5):
+  // what follows it inside the block, here bytes that would be an option
+  // running past the block, is not read.
+  const Bytes after_end = {0, 0, 0, 0, 1, 0, 0xff, 0};
+  ASSERT_EQ(ParseTrace(OneFrameCapture(after_end), "mem").size(), 1u);
+}
+
 TEST(TraceReader, ACaptureCutShortOfThePacketIsRefused) {
   // The enhanced packet block's original length (body offset 16; the block
   // starts after the 28-byte section header and 20-byte interface block)
