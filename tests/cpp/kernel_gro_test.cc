@@ -277,6 +277,14 @@ TEST(KernelGroTcp, IpIdRuleAcrossKernels) {
   EXPECT_EQ(gso_type(Kv(6, 12)), kernel::gso::kTcpv4 | kernel::gso::kTcpFixedid);
   EXPECT_EQ(gso_type(Kv(4, 9)), kernel::gso::kTcpv4 | kernel::gso::kTcpFixedid);
   EXPECT_EQ(gso_type(Kv(4, 4)), 0u);  // 4.4: IDs must increment
+  // Incrementing IDs with DF merge in every version and are never flagged:
+  // before 4.7 there is no such flag, and from 4.7 an atomic flow whose ID
+  // moved by one at its second segment counts as incrementing.
+  const auto inc = SegTrain(2);
+  c1 = inc[0];
+  c2 = inc[1];
+  EXPECT_EQ(gso_type(Kv(4, 6)), kernel::gso::kTcpv4);
+  EXPECT_EQ(gso_type(Kv(4, 9)), kernel::gso::kTcpv4);
 }
 
 TEST(KernelGroTcp, Ipv6MergesAndSetsPayloadLength) {
