@@ -365,6 +365,21 @@ TEST(KernelRxIbmveth, WithoutTheLargePacketBitTheMssIsInTheChecksumField) {
   for (size_t i = 0; i < got.size(); i++) EXPECT_EQ(got[i], want[i]) << "byte " << i;
 }
 
+TEST(KernelRxIbmveth, OnlyATcpAggregateBecomesAGsoSkb) {
+  // ibmveth_rx_mss_helper returns at once unless the IPv4 protocol is TCP:
+  // a large UDP datagram (protocol 17, above 6) gets no GSO type or size.
+  const NicProfile p = BuiltinProfile("ibmveth_trunk");
+  Bytes f = Tcp(2990);
+  f[14 + 9] = 17;
+  RxMeta m;
+  m.ibmveth_large_packet = true;
+  m.ibmveth_mss = 1000;
+  const RxResult r = DriverReceiveFull(f, p, kLabKernel, nullptr, m);
+  ASSERT_FALSE(r.dropped);
+  EXPECT_EQ(r.skb.gso_type, 0u);
+  EXPECT_EQ(r.skb.gso_size, 0);
+}
+
 TEST(KernelRxRobustness, TruncatedFramesNeverReadPastTheEnd) {
   for (const char* name : {"connectx5", "e810", "x710", "ixgbe_82599", "ibmveth_trunk", "virtio"}) {
     const NicProfile p = BuiltinProfile(name);
