@@ -286,12 +286,12 @@ class Dissector {
     // Literal pieces of a summary (ARP's, SCTP's, GRE's) survive an empty
     // Format; without summaries none is kept.
     if (!t_summaries) summary.clear();
-    out_.layers.emplace_back(name, depth, off, len, std::move(summary));
+    out_.layers.push_back(Layer{name, depth, off, len, std::move(summary)});
   }
 
   void AddChecksum(const char* layer, int depth, size_t field, uint32_t value, uint32_t expected,
                    Verdict v) {
-    out_.checksums.emplace_back(layer, depth, field, value, expected, v);
+    out_.checksums.push_back(ChecksumField{layer, depth, field, value, expected, v});
   }
 
   // An Internet checksum over data_[off, off + len) whose field sits at
