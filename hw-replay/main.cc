@@ -425,7 +425,8 @@ std::string Verdicts(const Bytes& frame) {
     if (!s.empty()) s += ' ';
     s.append(c.layer);
     if (c.depth) s += "@" + std::to_string(c.depth);
-    s += std::string(":") + offlab::ToString(c.verdict);
+    s += ':';
+    s += offlab::ToString(c.verdict);
   }
   return s.empty() ? "-" : s;
 }
