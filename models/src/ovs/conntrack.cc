@@ -224,7 +224,11 @@ bool Tracker::ExtractKey(Packet& p, uint16_t zone, Ctx* ctx, Counters* c) const 
     const size_t ihl = (l3[0] & 0x0f) * 4u;
     const size_t tot = GetBe16(l3 + hdr::kIpv4TotLenOfs);
     if (ihl < hdr::kIpv4MinLen || ihl > avail || tot < ihl || tot > avail) return false;
-    if (GetBe16(l3 + hdr::kIpv4FragOfs) & hdr::kIpv4FragOffsetMask) return false;
+    // IP_IS_FRAGMENT: MF or an offset (openvswitch/ovs v3.1.0 lib/conntrack.c
+    // extract_l3_ipv4). A first fragment ipf did not hold is no datagram either.
+    if (GetBe16(l3 + hdr::kIpv4FragOfs) & (hdr::kIpv4MoreFragments | hdr::kIpv4FragOffsetMask)) {
+      return false;
+    }
     // 4b00509ea: the check was skipped for packets of unknown status.
     if (p.offloads.ip() == CsumStatus::kUnknown && !Faults::On(Fault::kCtSkipsUnknownIpCheck)) {
       Count(c, "conntrack_l3csum_checked");
@@ -403,7 +407,11 @@ bool Tracker::ExtractIcmpError(Packet* pkt, Key* key, const uint8_t* inner_l3, s
     if (size < hdr::kIpv4MinLen) return false;
     const size_t ihl = (inner_l3[0] & 0x0f) * 4u;
     if ((inner_l3[0] >> 4) != 4 || ihl < hdr::kIpv4MinLen || ihl > size) return false;
-    if (GetBe16(inner_l3 + hdr::kIpv4FragOfs) & hdr::kIpv4FragOffsetMask) return false;
+    // extract_l3_ipv4 on the quote too: IP_IS_FRAGMENT, MF included.
+    if (GetBe16(inner_l3 + hdr::kIpv4FragOfs) &
+        (hdr::kIpv4MoreFragments | hdr::kIpv4FragOffsetMask)) {
+      return false;
+    }
     std::memcpy(inner.src.data(), inner_l3 + hdr::kIpv4SrcOfs, 4);
     std::memcpy(inner.dst.data(), inner_l3 + hdr::kIpv4DstOfs, 4);
     inner.proto = inner_l3[hdr::kIpv4ProtoOfs];
