@@ -201,8 +201,18 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
     }
   } else if (a == "dec_ttl") {
     act.type = ActionType::kDecTtl;
-  } else if (a == "set_ecn_ce" || a == "mod_nw_ecn:3") {
+  } else if (a == "set_ecn_ce") {
     act.type = ActionType::kSetEcnCe;
+  } else if (a == "mod_nw_ecn:3") {
+    // OFPACT_SET_IP_ECN writes the ECN bits whatever they were, a Not-ECT
+    // packet's too (openvswitch/ovs v3.1.0 ofproto/ofproto-dpif-xlate.c, case
+    // OFPACT_SET_IP_ECN: nw_tos &= ~IP_ECN_MASK; nw_tos |= ecn), unlike
+    // IP_ECN_set_ce (set_ecn_ce), which leaves a Not-ECT packet alone.
+    act.type = ActionType::kSetIpAny;
+    act.ipv4.tos = 0x03;
+    act.ipv4.tos_mask = 0x03;
+    act.ipv6.tclass = 0x03;
+    act.ipv6.tclass_mask = 0x03;
   } else if (a == "controller" || a.rfind("controller(", 0) == 0) {
     act.type = ActionType::kController;
   } else if (a == "drop") {
