@@ -199,5 +199,107 @@ TEST(TraceReader, ACaptureCutShortOfThePacketIsRefused) {
   }
 }
 
+// --- Blocks and comments outside the samples -------------------------------
+
+// An option (pcapng section 3.5) holding `text`, padded to 32 bits.
+Bytes Option(uint16_t code, const std::string& text) {
+  Bytes b = {static_cast<uint8_t>(code), static_cast<uint8_t>(code >> 8),
+             static_cast<uint8_t>(text.size()), static_cast<uint8_t>(text.size() >> 8)};
+  b.insert(b.end(), text.begin(), text.end());
+  b.resize((b.size() + 3) / 4 * 4, 0);
+  return b;
+}
+
+// The error ParseTrace gives, "" if it accepts the capture.
+std::string ErrorOf(const Bytes& capture) {
+  try {
+    ParseTrace(capture, "mem");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TraceReader, CommentFieldsOutOfRangeOrUnknownAreNamed) {
+  // docs/trace-format.md: offloads is a 32-bit word, rx statuses are the
+  // four names of CsumStatus.
+  EXPECT_EQ(ErrorOf(OneFrameCapture(Option(1, R"(offlab {"offloads": -1})"))),
+            "mem: packet 1: offloads must be an integer 0..4294967295");
+  EXPECT_EQ(ErrorOf(OneFrameCapture(Option(1, R"(offlab {"offloads": "many"})"))),
+            "mem: packet 1: offloads must be an integer 0..4294967295");
+  EXPECT_EQ(ErrorOf(OneFrameCapture(Option(1, R"(offlab {"rx": {"pcap": {"ip": "fine"}}})"))),
+            "mem: packet 1: rx.ip: unknown checksum status 'fine' (unknown, bad, good or partial)");
+}
+
+TEST(TraceReader, StepRoleExplicitOrByDefault) {
+  // docs/trace-format.md: role is tx, wire or step; without one, a record
+  // whose op is not "wire" is a step.
+  auto t = ParseTrace(OneFrameCapture(Option(1, R"(offlab {"role": "step", "op": "gso"})")), "m");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].role, Role::kStep);
+  EXPECT_EQ(t[0].op, "gso");
+  t = ParseTrace(OneFrameCapture(Option(1, R"(offlab {"op": "gso"})")), "m");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].role, Role::kStep);
+}
+
+TEST(TraceReader, AWireRecordMustNameATxRecord) {
+  EXPECT_EQ(ErrorOf(OneFrameCapture(Option(1, R"(offlab {"role": "wire", "of": 5})"))),
+            "mem: packet 1: 'of' = 5 does not name a tx record");
+  // Record 0 exists but is the wire record itself, not a tx record.
+  EXPECT_EQ(ErrorOf(OneFrameCapture(Option(1, R"(offlab {"role": "wire", "of": 0})"))),
+            "mem: packet 1: 'of' = 0 does not name a tx record");
+}
+
+TEST(TraceReader, BytesAfterTheLastBlockTooFewForABlock) {
+  // A block is at least 12 bytes (type, two lengths): 8 trailing bytes are
+  // a truncated one at the offset where they start.
+  Bytes cap = OneFrameCapture({});
+  const size_t at = cap.size();
+  cap.resize(at + 8, 0);
+  EXPECT_EQ(ErrorOf(cap), "mem: truncated block at byte " + std::to_string(at));
+}
+
+TEST(TraceReader, PacketOnANonEthernetInterface) {
+  // LINKTYPE_RAW (101) instead of LINKTYPE_ETHERNET in the interface block
+  // (little-endian u16 at body offset 0, pcapng section 4.2).
+  Bytes cap = OneFrameCapture({});
+  constexpr size_t kLinkType = 28 + 8;
+  ASSERT_EQ(cap[kLinkType], 1);
+  cap[kLinkType] = 101;
+  EXPECT_EQ(ErrorOf(cap), "mem: packet 1: not on an Ethernet interface");
+}
+
+// The same capture written big-endian: the section header's byte-order magic
+// 0x1A2B3C4D reads 4D 3C 2B 1A swapped (pcapng section 4.1), and every later
+// field of the section is big-endian.
+TEST(TraceReader, BigEndianSection) {
+  auto be32 = [](Bytes& b, uint32_t v) {
+    for (int i = 3; i >= 0; i--) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  auto block = [&](uint32_t type, Bytes body) {
+    Bytes b;
+    body.resize((body.size() + 3) / 4 * 4, 0);
+    const uint32_t len = static_cast<uint32_t>(12 + body.size());
+    be32(b, type);
+    be32(b, len);
+    b.insert(b.end(), body.begin(), body.end());
+    be32(b, len);
+    return b;
+  };
+  Bytes cap = block(0x0A0D0D0A, {0x1A, 0x2B, 0x3C, 0x4D, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                 0xff, 0xff, 0xff});
+  const Bytes idb = block(1, {0, 1, 0, 0, 0, 0, 0, 0});
+  cap.insert(cap.end(), idb.begin(), idb.end());
+  Bytes epb;
+  for (uint32_t v : {0u, 0u, 0u, 14u, 14u}) be32(epb, v);
+  for (uint8_t i = 0; i < 14; i++) epb.push_back(i);
+  const Bytes e = block(6, epb);
+  cap.insert(cap.end(), e.begin(), e.end());
+  auto t = ParseTrace(cap, "be");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].frame, (Bytes{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
+}
+
 }  // namespace
 }  // namespace offlab::trace
