@@ -94,5 +94,30 @@ TEST(BoundaryNetdevLinuxRx, DataValidIsNotTrustedByOvs) {
   EXPECT_EQ(got.packet.offloads.l4(), CsumStatus::kUnknown);
 }
 
+// A TAP port: the stack transmits a CHECKSUM_PARTIAL skb through the TAP
+// device and OVS read()s it. tun_put_user writes the header with
+// virtio_net_hdr_from_skb (include/linux/virtio_net.h): NEEDS_CSUM,
+// csum_start = skb_checksum_start_offset, csum_offset = skb->csum_offset, no
+// GSO; OVS makes the packet L4-partial at that TCP header.
+TEST(BoundaryNetdevLinuxRx, TapReadOfAPartialSkb) {
+  kernel::SkBuff skb;
+  skb.pkt = Packet(FromHex(kFrameG));
+  skb.pkt.l3_ofs = kL3;
+  skb.pkt.l4_ofs = kL4;
+  skb.ip_summed = IpSummed::kPartial;
+  skb.csum_start = kL4;
+  skb.csum_offset = 16;
+  auto got = boundary::NetdevLinuxReceive(skb, NetdevLinuxPort::kTap);
+  ASSERT_EQ(got.error, "");
+  EXPECT_FALSE(got.dropped);
+  EXPECT_EQ(got.hdr.flags, VnetHdr::kNeedsCsum);
+  EXPECT_EQ(got.hdr.gso_type, VnetHdr::kGsoNone);
+  EXPECT_EQ(got.hdr.csum_start, kL4);
+  EXPECT_EQ(got.hdr.csum_offset, 16);
+  EXPECT_EQ(got.packet.offloads.l4(), CsumStatus::kPartial);
+  EXPECT_EQ(got.packet.l4_ofs, kL4);
+  EXPECT_EQ(got.packet.tso_segsz, 0);
+}
+
 }  // namespace
 }  // namespace offlab

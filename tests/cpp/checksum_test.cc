@@ -146,6 +146,16 @@ TEST(Checksum, UpdateKeepsTheErrorOfAWrongChecksum) {
   }
 }
 
+TEST(Checksum, Update32OfAnIpv4Address) {
+  // dpif-netdev.at's conntrack test rewrites ip_dst 192.168.123.1 to
+  // 192.168.1.1 (c0a87b01 -> c0a80101): its IPv4 checksum 433c becomes bd3c
+  // (the expected frame there). RFC 1624 eqn. 3 word by word: only the low
+  // word changes, 7b01 -> 0101, so ~(~433c + ~7b01 + 0101) = bd3c.
+  EXPECT_EQ(csum::Update32(0x433c, 0xc0a87b01, 0xc0a80101), 0xbd3c);
+  // And back.
+  EXPECT_EQ(csum::Update32(0xbd3c, 0xc0a80101, 0xc0a87b01), 0x433c);
+}
+
 TEST(Bytes, HexRoundTripAndErrors) {
   EXPECT_EQ(ToHex(FromHex("00 ff A0\n1b")), "00ffa01b");
   EXPECT_THROW(FromHex("abc"), Error);

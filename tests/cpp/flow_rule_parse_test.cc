@@ -140,6 +140,9 @@ TEST(FlowRuleParse, RefusedWords) {
   EXPECT_EQ(Refusal("priority=x,actions=drop"), "priority: 'x' is not a number");
   EXPECT_EQ(Refusal("priority=7x,actions=drop"), "priority: '7x' is not a number");
   EXPECT_EQ(Refusal("ip,actions=frobnicate:5"), "unknown action 'frobnicate:5'");
+  // ovs-ofctl refuses a match field it does not know, too.
+  EXPECT_EQ(Refusal("ip,frobnicate=1,actions=drop"),
+            "flow 'ip,frobnicate=1,actions=drop': unknown match field 'frobnicate'");
 }
 
 }  // namespace

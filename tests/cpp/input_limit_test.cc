@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -108,6 +109,37 @@ TEST(InputFile, AReadThatFailsIsReportedNotRetried) {
   // offset 0 fails with EIO: page 0 is never mapped (mmap_min_addr). Only
   // EINTR is worth another read(2); any other error would fail forever.
   EXPECT_EQ(ReadError("/proc/self/mem"), "f: read failed: Input/output error");
+}
+
+TEST(InputFile, AFileOverTheLimitIsRefusedBeforeReading) {
+  // 10 bytes against a limit of 9 (and exactly at a limit of 10: accepted).
+  const std::string path = ::testing::TempDir() + "offlab-input-file-test.10";
+  {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("0123456789", f);
+    std::fclose(f);
+  }
+  {
+    ScopedEnv e("OFFLAB_MAX_YAML_BYTES", "9");
+    EXPECT_EQ(ReadError(path),
+              "f: 10 bytes is over the limit of 9 (raise it with OFFLAB_MAX_YAML_BYTES)");
+  }
+  {
+    ScopedEnv e("OFFLAB_MAX_YAML_BYTES", "10");
+    EXPECT_EQ(ReadError(path), "");
+  }
+  unlink(path.c_str());
+}
+
+TEST(InputFile, ABlockDeviceIsRefusedByKind) {
+  // S_ISBLK; a loop device exists on most Linux hosts, but only root may open it.
+  struct stat st {};
+  const char* dev = "/dev/loop0";
+  if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode) || access(dev, R_OK) != 0) {
+    GTEST_SKIP() << dev << " is not a readable block device here";
+  }
+  EXPECT_EQ(ReadError(dev), "f: is a block device, not a regular file");
 }
 
 }  // namespace

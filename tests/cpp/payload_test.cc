@@ -201,5 +201,53 @@ TEST(PacketTail, AppendFromCopiesTheHeadPartAndSharesTheTailPart) {
   EXPECT_EQ(s.bytes(), want);
 }
 
+TEST(Rope, SubPastTheFirstSliceAndTruncateToNothing) {
+  const Bytes a = Random(40, 9), b = Random(40, 10);
+  Rope r = One(PayloadBuf::Copy(a.data(), 40), 0, 40);
+  r.Append(Slice{PayloadBuf::Copy(b.data(), 40), 0, 40});
+  // Bytes 45..55 lie in the second slice only: b[5..15).
+  const Rope sub = r.Sub(45, 10);
+  Bytes got(10);
+  sub.CopyTo(got.data());
+  EXPECT_EQ(got, Bytes(b.begin() + 5, b.begin() + 15));
+  EXPECT_EQ(sub.count(), 1u);
+  r.Truncate(0);
+  EXPECT_EQ(r.size(), 0u);
+  EXPECT_EQ(r.count(), 0u);
+}
+
+TEST(PacketTail, HeadBytesAppendedAfterATailGoToTheTail) {
+  const Bytes bytes = Random(120, 11);
+  const Packet src = Split(bytes, 54, {});
+  Packet s(nullptr, 0, 0);
+  s.AppendFrom(src, 60, 40);  // a tail first
+  s.AppendFrom(src, 0, 10);   // then head bytes: after it, not into the head
+  EXPECT_EQ(s.head_size(), 0u);
+  EXPECT_EQ(s.tail().size(), 50u);
+  Bytes want(bytes.begin() + 60, bytes.begin() + 100);
+  want.insert(want.end(), bytes.begin(), bytes.begin() + 10);
+  EXPECT_EQ(s.bytes(), want);
+}
+
+TEST(PacketTail, ResizeIntoTheHeadDropsTheTail) {
+  const Bytes bytes = Random(120, 12);
+  Packet p = Split(bytes, 54, {80});
+  p.Resize(30);
+  EXPECT_FALSE(p.has_tail());
+  EXPECT_EQ(p.bytes(), Bytes(bytes.begin(), bytes.begin() + 30));
+}
+
+TEST(PacketTail, TakeHeadSharedOfAPlainPacket) {
+  const Bytes bytes = Random(120, 13);
+  Packet p(bytes);
+  auto [head, tail] = std::move(p).TakeHeadShared(54);
+  EXPECT_EQ(head, Bytes(bytes.begin(), bytes.begin() + 54));
+  ASSERT_EQ(tail.size(), 66u);
+  EXPECT_EQ(tail.count(), 1u);
+  Bytes rest(66);
+  tail.CopyTo(rest.data());
+  EXPECT_EQ(rest, Bytes(bytes.begin() + 54, bytes.end()));
+}
+
 }  // namespace
 }  // namespace offlab

@@ -80,5 +80,22 @@ TEST(RewriteDecTtl, Ipv4AndIpv6) {
   EXPECT_EQ(v6.data()[21], 1);
 }
 
+// An ARP frame has an L3 header but no TOS/TTL: neither action touches it
+// (both act on IPv4/IPv6 only; ovs-actions(7): dec_ttl of a non-IP packet
+// does nothing, IP_ECN_set_ce returns 0 for other protocols). OVS's
+// miniflow_extract points l3_ofs at the ARP header (lib/flow.c sets it for
+// every Ethertype); offlab's parser leaves it unset, so it is set here.
+TEST(RewriteEcn, NotIpIsLeftAlone) {
+  Packet p(
+      FromHex("020000000002020000000001080600010800060400010200000000010a00000100000000"
+              "00000a000002"));
+  Parse(p);
+  p.l3_ofs = 14;
+  const Bytes before = p.bytes();
+  EXPECT_FALSE(SetEcnCe(p));
+  EXPECT_FALSE(DecTtl(p));
+  EXPECT_EQ(p.bytes(), before);
+}
+
 }  // namespace
 }  // namespace offlab
