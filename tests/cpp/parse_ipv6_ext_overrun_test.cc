@@ -22,12 +22,12 @@ namespace {
 
 using testing::H;
 
-// 2001:db8::1 > 2001:db8::2, payload length 8, next header 0 (Hop-by-Hop);
-// the Hop-by-Hop header says next header 6, Hdr Ext Len 2 (24 bytes), and
+// 2001:db8::1 > 2001:db8::2, payload length 8, next header 60 (Destination
+// Options); that header says next header 6, Hdr Ext Len 2 (24 bytes), and
 // holds a PadN option (type 1, length 4) in its 8 bytes.
 const std::string kHbhOverrun =
     H("020000000002020000000001 86dd"
-      "60000000 0008 00 40 20010db8000000000000000000000001 20010db8000000000000000000000002"
+      "60000000 0008 3c 40 20010db8000000000000000000000001 20010db8000000000000000000000002"
       "06 02 01 04 00000000");
 
 // ARP request 10.0.0.1 asks for 10.0.0.2 (dissect_vectors.h kArpRequest).
@@ -38,7 +38,7 @@ TEST(ParseIpv6ExtOverrun, ExtensionHeaderLongerThanThePayload) {
   Packet p(FromHex(kHbhOverrun));
   const FlowKey key = Parse(p);
   EXPECT_EQ(key.error, "ipv6: extension header exceeds payload");
-  EXPECT_EQ(key.nw_proto, 0) << "the Hop-by-Hop header's own type";
+  EXPECT_EQ(key.nw_proto, 60) << "the Destination Options header's own type";
   EXPECT_EQ(p.l4_ofs, kNoOffset);
   EXPECT_EQ(MiniflowLengthCounter(key), nullptr);
 }
