@@ -96,12 +96,12 @@ const std::string kUdp6 =
     "02000000000202000000000186dd60000000000d114020010db800000000000000000000000120010db80000"
     "0000000000000000000213880035000d40ba7175657279";
 // ER/IPv6(src="2001:db8::9",dst="2001:db8::1")/ICMPv6DestUnreach(code=4)/
-//   IPv6(src="2001:db8::1",dst="2001:db8::9")/UDP(sport=5000,dport=53)/b"query"
+//   IPv6(src="2001:db8::1",dst="2001:db8::9")/UDP(sport=5000,dport=5353)/b"query"
 const std::string kUdp6Err =
     "02000000000102000000000286dd60000000003d3a4020010db800000000000000000000000920010db80000"
     "00000000000000000001010431d90000000060000000000d114020010db80000000000000000000000012001"
-    "0db800000000000000000000000913880035000d40b37175657279";
-// ... as the client must see it: 2001:db8::9 -> ::2 outside and inside.
+    "0db8000000000000000000000009138814e9000d2bff7175657279";
+// ... as the client must see it: 2001:db8::9 -> ::2 outside and inside, 5353 -> 53.
 const std::string kUdp6ErrUnnat =
     "02000000000102000000000286dd60000000003d3a4020010db800000000000000000000000220010db80000"
     "00000000000000000001010431e00000000060000000000d114020010db80000000000000000000000012001"
@@ -164,10 +164,11 @@ TEST(CtIcmpErrorQuote, QuotedUdpIsUntranslated) {
 }
 
 TEST(CtIcmpErrorQuote, QuotedIpv6UdpIsUntranslated) {
-  // Over IPv6 the quote's L4 protocol for the port rewrite comes from the
-  // offloads word, which must say UDP here (scapy's checksums are the oracle).
+  // The quoted destination port is translated back too (5353 -> 53) with its
+  // checksum: over IPv6 the port rewrite learns the quote's L4 protocol from
+  // the offloads word, which must say UDP (scapy's checksums are the oracle).
   Conntrack ct;
-  Track(ct, kUdp6, "commit,nat(dst=2001:db8::9)");
+  Track(ct, kUdp6, "commit,nat(dst=[2001:db8::9]:5353)");
   Packet p = Track(ct, kUdp6Err, "nat");
   EXPECT_EQ(p.md.ct_state, kTrk | ct::kRelated | ct::kReplyDir | ct::kSrcNat);
   SendPrepare(p, 0);

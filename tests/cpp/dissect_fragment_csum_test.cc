@@ -23,11 +23,11 @@
 namespace offlab {
 namespace {
 
-// E/IP(src="10.0.0.1",dst="10.0.0.2",id=1,options=[IPOption_NOP()]*3+[IPOption_EOL()])/
-//   TCP(sport=40000,dport=80,flags="S",seq=1000)
+// E/IP(src="10.0.0.1",dst="10.0.0.2",id=1,options=[IPOption_NOP(),IPOption_Router_Alert(),
+//   IPOption_NOP(),IPOption_NOP(),IPOption_EOL()])/TCP(sport=40000,dport=80,flags="S",seq=1000)
 const std::string kIpv4NopOpts =
-    "02000000000202000000000108004600002c00010000400663c80a0000010a000002010101009c400050000003"
-    "e80000000050022000db670000";
+    "0200000000020200000000010800470000300001000040065e300a0000010a00000201940400000101009c40"
+    "0050000003e80000000050022000db670000";
 // E/IPv6(src="2001:db8::1",dst="2001:db8::2",plen=0,nh=6)/TCP(sport=40000,dport=80,flags="S")
 const std::string kIpv6ZeroPlen =
     "02000000000202000000000186dd600000000000064020010db800000000000000000000000120010db80000"
@@ -57,12 +57,13 @@ TEST(DissectFragmentCsum, Ipv4NopOptionsThenEndOfList) {
   ASSERT_FALSE(d.error) << *d.error;
   ASSERT_GE(d.layers.size(), 3u);
   EXPECT_EQ(d.layers[1].name, "ipv4");
-  EXPECT_EQ(d.layers[1].length, 24u);
+  // NOP (1 byte), Router Alert (4, RFC 2113), NOP, NOP, EOL: 28 bytes.
+  EXPECT_EQ(d.layers[1].length, 28u);
   EXPECT_EQ(d.layers[2].name, "tcp");
-  EXPECT_EQ(d.layers[2].offset, 38u);
+  EXPECT_EQ(d.layers[2].offset, 42u);
   const ChecksumField* ip = Find(d, "ipv4", 0);
   ASSERT_NE(ip, nullptr);
-  EXPECT_EQ(ip->value, 0x63c8u);
+  EXPECT_EQ(ip->value, 0x5e30u);
   EXPECT_EQ(ip->verdict, Verdict::kCorrect);
   const ChecksumField* tcp = Find(d, "tcp", 0);
   ASSERT_NE(tcp, nullptr);

@@ -233,5 +233,16 @@ TEST(NetdevLen, NoLimitWithoutAPort) {
   EXPECT_EQ(MaxFrameLen(p, {.cls = NetdevClass::kLinux, .mtu = 1500}), SIZE_MAX);
 }
 
+TEST(NetdevLen, DummyRefusesAFrameShorterThanEthernet) {
+  // netdev_dummy_send: "if (size < ETH_HEADER_LEN) { error = EMSGSIZE; ... }";
+  // 14 bytes, the header alone, goes.
+  const TxLengthLimit dummy{.cls = NetdevClass::kDummy, .mtu = 1500};
+  EXPECT_EQ(TxLengthRefusal(Packet(Sized(10)), dummy),
+            "frame of 10 bytes is shorter than an Ethernet header (EMSGSIZE)");
+  EXPECT_EQ(TxLengthRefusal(Packet(Sized(13)), dummy),
+            "frame of 13 bytes is shorter than an Ethernet header (EMSGSIZE)");
+  EXPECT_EQ(TxLengthRefusal(Packet(Sized(14)), dummy), "");
+}
+
 }  // namespace
 }  // namespace offlab

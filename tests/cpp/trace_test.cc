@@ -301,5 +301,14 @@ TEST(TraceReader, BigEndianSection) {
   EXPECT_EQ(t[0].frame, (Bytes{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}));
 }
 
+TEST(TraceReader, ASectionHeaderWithoutAByteOrderMagic) {
+  // pcapng section 4.1: the magic is 0x1A2B3C4D in the writer's byte order;
+  // anything else is no section header offlab can read.
+  Bytes cap = OneFrameCapture({});
+  ASSERT_EQ(cap[8], 0x4D);
+  cap[8] = 0x4E;
+  EXPECT_EQ(ErrorOf(cap), "mem: bad byte-order magic at byte 0");
+}
+
 }  // namespace
 }  // namespace offlab::trace
