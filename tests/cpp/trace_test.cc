@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -203,10 +204,14 @@ TEST(TraceReader, ACaptureCutShortOfThePacketIsRefused) {
 
 // An option (pcapng section 3.5) holding `text`, padded to 32 bits.
 Bytes Option(uint16_t code, const std::string& text) {
-  Bytes b = {static_cast<uint8_t>(code), static_cast<uint8_t>(code >> 8),
-             static_cast<uint8_t>(text.size()), static_cast<uint8_t>(text.size() >> 8)};
-  b.insert(b.end(), text.begin(), text.end());
-  b.resize((b.size() + 3) / 4 * 4, 0);
+  // Sized once and filled in place (GCC 12's -O2 array-bounds check misreads
+  // an insert into a four-byte vector).
+  Bytes b(4 + (text.size() + 3) / 4 * 4, 0);
+  b[0] = static_cast<uint8_t>(code);
+  b[1] = static_cast<uint8_t>(code >> 8);
+  b[2] = static_cast<uint8_t>(text.size());
+  b[3] = static_cast<uint8_t>(text.size() >> 8);
+  std::copy(text.begin(), text.end(), b.begin() + 4);
   return b;
 }
 
