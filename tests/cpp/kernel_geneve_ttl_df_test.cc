@@ -68,14 +68,14 @@ Outer Send(const Bytes& inner, const GeneveConfig& cfg) {
 TEST(KernelGeneveTtlDf, TtlInheritTakesTheInnerTtlOrHopLimit) {
   GeneveConfig c = Cfg();
   c.ttl_inherit = true;
-  EXPECT_EQ(Send(Inner4(17, 0x4000), c).ttl, 17);
+  EXPECT_EQ(Send(Inner4(29, 0x4000), c).ttl, 29);  // not 17, the protocol byte next to it
   EXPECT_EQ(Send(Inner6(9), c).ttl, 9);
   // Not IP: 0, so the route's hop limit.
   EXPECT_EQ(Send(Arp(), c).ttl, 64);
   // Without inherit: the configured TTL.
   c.ttl_inherit = false;
   c.ttl = 33;
-  EXPECT_EQ(Send(Inner4(17, 0x4000), c).ttl, 33);
+  EXPECT_EQ(Send(Inner4(29, 0x4000), c).ttl, 33);
 }
 
 TEST(KernelGeneveTtlDf, DfInheritFollowsTheInnerPacket) {

@@ -124,19 +124,30 @@ TEST(KernelGroTcpMergeRules, CwrOnTheHeldPacketMarksItAtCompletion) {
 }
 
 TEST(KernelGroTcpMergeRules, CompleteSumFromAnyOffsetIsRebasedToTheNetworkHeader) {
-  const auto segs = SegTrain(3);
-  for (size_t from : {size_t{0}, size_t{34}}) {
+  // IPv4 summed from the MAC header (the MAC header comes out), IPv6 summed
+  // from the TCP header (the IPv6 header, which does not sum to zero as an
+  // IPv4 header does, goes in).
+  Seg v6;
+  v6.ipv6 = true;
+  struct Case {
+    std::vector<Bytes> segs;
+    size_t from, l4;
+  } cases[] = {{SegTrain(3), 0, 34}, {SegTrain(3, v6), 54, 54}};
+  for (const Case& c : cases) {
     GroCell g{GroConfig{}};
-    for (const Bytes& f : segs) {
+    for (const Bytes& f : c.segs) {
       SkBuff s = DriverSkb(f);
       s.ip_summed = IpSummed::kComplete;
-      s.csum_from = static_cast<uint16_t>(from);
-      s.csum = OracleSum(f.data() + from, f.size() - from);
+      s.csum_from = static_cast<uint16_t>(c.from);
+      s.csum = OracleSum(f.data() + c.from, f.size() - c.from);
       g.Receive(s);
     }
     auto out = g.Flush();
-    ASSERT_EQ(out.size(), 1u) << from;
-    EXPECT_EQ(out[0].pkt.bytes(), ExpectedMerged(segs, 34, 20)) << from;
+    ASSERT_EQ(out.size(), 1u) << c.from;
+    EXPECT_EQ(out[0].pkt.bytes(), ExpectedMerged(c.segs, c.l4, 20)) << c.from;
+    // The rebased sum verified every TCP checksum: nothing was summed again
+    // in software (a wrong one falls back to __skb_gro_checksum_complete).
+    EXPECT_EQ(g.stats().csum_bytes, 0u) << c.from;
   }
 }
 
