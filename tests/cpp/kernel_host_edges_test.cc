@@ -13,7 +13,8 @@
 // net/openvswitch/actions.c execute_dec_ttl: "if (nh->ttl <= 1) return
 // -EHOSTUNREACH", handled by dec_ttl_exception_handler, never output;
 // otherwise the TTL and the header checksum are updated (csum_replace2).
-// The model does not route a guest's packets (host.h): it says so.
+// The model does not route a guest's packets (host.h): it says so. An IPv6
+// vxlan device's socket takes IPv6 datagrams to its port (vxlan_rcv).
 #include <gtest/gtest.h>
 
 #include "kernel_host_test_frames.h"
@@ -93,6 +94,36 @@ TEST(KernelHostEdges, OvsDecTtlDoesNotForwardTtlOne) {
   ASSERT_EQ(ok.wire.size(), 1u);
   s.ttl = 63;
   EXPECT_EQ(ok.wire[0], TcpFrame(s));
+}
+
+TEST(KernelHostEdges, AnIpv6UnderlayFrameToTheVxlanPortIsDecapsulated) {
+  // The UDP tunnel socket of an IPv6 vxlan device (udp_sock_create6 on
+  // dstport) takes an IPv6 datagram to its port: vxlan_rcv decapsulates it
+  // and the inner TCP segment reaches the stack unchanged.
+  kernel::VxlanConfig tx;
+  tx.name = "vx0";
+  tx.vni = 42;
+  tx.dstport = 4789;
+  tx.ipv6 = true;
+  tx.local = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  tx.remote = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+  const Bytes inner = TcpFrame(FlowSeg(0, 100, 0x18));
+  SkBuff in;
+  in.pkt = Packet(inner);
+  kernel::VxlanXmitResult x = kernel::VxlanXmit(in, tx, kernel::UnderlayRoute{});
+  ASSERT_TRUE(x.sent) << x.reason;
+  Bytes wire = x.skb.pkt.bytes();
+  Put16(wire, 54 + 6, OracleL4Csum(wire, 14, 54, 17, 6));  // the outer UDP checksum
+  KernelHost h = kernel::MakeKernelHost(BuiltinProfile("ixgbe_82599"));
+  h.vxlan = tx;
+  h.vxlan->local = tx.remote;
+  h.vxlan->remote = tx.local;
+  const RxOutcome r = HostReceive(h, {wire});
+  EXPECT_TRUE(r.drops.empty()) << r.drops.begin()->first;
+  ASSERT_EQ(r.delivered.size(), 1u);
+  EXPECT_EQ(r.delivered[0].pkt.bytes(), inner);
+  EXPECT_EQ(r.counters.Get("vx0:rx_packets"), 1u);
+  EXPECT_EQ(r.counters.Get("Udp6InDatagrams"), 1u);
 }
 
 }  // namespace

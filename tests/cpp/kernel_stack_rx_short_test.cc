@@ -48,6 +48,22 @@ TEST(KernelStackRxShort, UdpShorterThanItsHeaderIsAnInError) {
   EXPECT_EQ(c6.Get("Udp:InErrors"), 0u);
 }
 
+TEST(KernelStackRxShort, NothingBehindTheEthernetHeaderIsAnIpHeaderError) {
+  // net/ipv4/ip_input.c ip_rcv_core: InReceives counted first, then
+  // "if (!pskb_may_pull(skb, sizeof(struct iphdr))) goto inhdr_error;":
+  // IPSTATS_MIB_INHDRERRORS, SKB_DROP_REASON_IP_INHDR.
+  Bytes f = Ipv4Frame(17, "");
+  f.resize(14);
+  SkBuff s;
+  s.pkt = Packet(f);
+  Counters c;
+  StackRxResult r = StackRcv(s, {}, kLabKernel, &c);
+  EXPECT_FALSE(r.verdict.delivered);
+  EXPECT_EQ(r.verdict.reason, "IP_INHDR");
+  EXPECT_EQ(c.Get("Ip:InReceives"), 1u);
+  EXPECT_EQ(c.Get("Ip:InHdrErrors"), 1u);
+}
+
 TEST(KernelStackRxShort, UdpMibNamesAreTheProcKeys) {
   EXPECT_EQ(UdpMibName(false, "InErrors"), "Udp:InErrors");
   EXPECT_EQ(UdpMibName(true, "InErrors"), "Udp6InErrors");
