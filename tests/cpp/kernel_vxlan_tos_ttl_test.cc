@@ -107,6 +107,18 @@ TEST(KernelVxlanTosTtl, TtlInheritAndDfInherit) {
   EXPECT_EQ(Send(Inner6(0, 64), set).frag & 0x4000, 0x4000);
 }
 
+TEST(KernelVxlanTosTtl, Before46ANonPartialSkbIsSentChecksumNone) {
+  // torvalds/linux v4.5 net/ipv4/ip_tunnel_core.c iptunnel_handle_offloads:
+  // "else if (skb->ip_summed != CHECKSUM_PARTIAL) skb->ip_summed =
+  // CHECKSUM_NONE;": a forwarded frame the NIC had verified
+  // (UNNECESSARY) leaves the vxlan device with nothing promised.
+  SkBuff in = NetworkSkb(Inner4(0, 64), IpSummed::kUnnecessary);
+  UnderlayRoute rt;
+  VxlanXmitResult r = VxlanXmit(in, Cfg(), rt, KernelVersion{4, 5});
+  ASSERT_TRUE(r.sent) << r.reason;
+  EXPECT_EQ(r.skb.ip_summed, IpSummed::kNone);
+}
+
 TEST(KernelVxlanTosTtl, InnerTooShortIsDropped) {
   for (size_t keep : {size_t{14 + 19}, size_t{14 + 39}}) {
     Bytes f = keep < 40 ? Inner4(0, 64) : Inner6(0, 64);
