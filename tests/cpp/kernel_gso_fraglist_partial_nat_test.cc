@@ -11,6 +11,7 @@
 // only a pseudo-header field changes the sum ("else if (pseudohdr) *sum =
 // ~csum_fold(csum_add(csum_sub(csum_unfold(*sum), from), to))"), a port
 // does not; the IPv4 header checksum follows the address (csum_replace4).
+// Without scatter-gather every paged packet is linearized first.
 // Expected packets: the originals rewritten the same way with the pseudo
 // sum and header checksum summed again by hand (kernel_test_bytes.h).
 #include <gtest/gtest.h>
@@ -79,6 +80,29 @@ TEST(KernelGsoFraglistPartialNat, PartialSegmentsFollowTheAddressNotThePort) {
   for (size_t i = 0; i < 3; i++) {
     EXPECT_EQ(ToHex(segs[i].pkt.bytes()), ToHex(want[i])) << i;
     EXPECT_EQ(segs[i].ip_summed, IpSummed::kPartial) << i;
+  }
+}
+
+// skb_segment_list (net/core/skbuff.c v6.18): "if (skb_needs_linearize(skb,
+// features) && __skb_linearize(skb))" for the head and for every member,
+// skb_needs_linearize being "skb_shinfo(skb)->nr_frags && !(features &
+// NETIF_F_SG)": without scatter-gather each paged packet comes out linear,
+// its bytes unchanged; with it the pages stay.
+TEST(KernelGsoFraglistPartialNat, PagedPacketsAreLinearizedWithoutSg) {
+  std::vector<Bytes> p = Packets();
+  XmitOptions paged;
+  paged.frag_list_linear = false;  // members in page frags (a page-frag driver's)
+  for (bool sg : {false, true}) {
+    const auto dev = Dev((sg ? netif::kSg : 0) | netif::kIpCsum);
+    SkBuff s = FraglistSkb(p);
+    s.nr_frags = 1;  // the head's payload in a page as well
+    Counters c;
+    auto segs = ValidateXmitSkb(s, dev, paged, kLabKernel, &c);
+    ASSERT_EQ(segs.size(), 3u) << sg;
+    for (size_t i = 0; i < 3; i++) {
+      EXPECT_EQ(segs[i].pkt.bytes(), p[i]) << sg << " " << i;
+      EXPECT_EQ(segs[i].nr_frags, sg ? 1 : 0) << sg << " " << i;
+    }
   }
 }
 
