@@ -14,7 +14,8 @@
 // -EHOSTUNREACH", handled by dec_ttl_exception_handler, never output;
 // otherwise the TTL and the header checksum are updated (csum_replace2).
 // The model does not route a guest's packets (host.h): it says so. An IPv6
-// vxlan device's socket takes IPv6 datagrams to its port (vxlan_rcv).
+// vxlan device's socket takes IPv6 datagrams to its port (vxlan_rcv); a
+// guest frame too short for vxlan_xmit is dropped there.
 #include <gtest/gtest.h>
 
 #include "kernel_host_test_frames.h"
@@ -124,6 +125,27 @@ TEST(KernelHostEdges, AnIpv6UnderlayFrameToTheVxlanPortIsDecapsulated) {
   EXPECT_EQ(r.delivered[0].pkt.bytes(), inner);
   EXPECT_EQ(r.counters.Get("vx0:rx_packets"), 1u);
   EXPECT_EQ(r.counters.Get("Udp6InDatagrams"), 1u);
+}
+
+TEST(KernelHostEdges, AGuestFrameTooShortForVxlanIsDroppedAtVxlanXmit) {
+  // vxlan_xmit_one: skb_vlan_inet_prepare cannot pull the inner IPv4
+  // header (drivers/net/vxlan/vxlan_core.c, SKB_DROP_REASON_PKT_TOO_SMALL,
+  // tx_dropped): nothing reaches the wire.
+  KernelHost h = kernel::MakeKernelHost(BuiltinProfile("ixgbe_82599"));
+  h.sw = HostSwitch::kBridge;
+  h.attach = HostAttach::kTap;
+  h.vxlan = kernel::VxlanConfig{};
+  h.vxlan->name = "vx0";
+  h.vxlan->remote = {192, 168, 1, 2};
+  Bytes f = TcpFrame(FlowSeg(0, 100, 0x18));
+  f.resize(14 + 10);  // half an IPv4 header
+  SkBuff skb;
+  skb.pkt = Packet(f);
+  const TxOutcome t = kernel::HostTransmit(h, skb);
+  EXPECT_TRUE(t.wire.empty());
+  ASSERT_EQ(t.drops.size(), 1u);
+  EXPECT_EQ(t.drops.begin()->first, "vxlan_xmit: PKT_TOO_SMALL");
+  EXPECT_EQ(t.counters.Get("vx0:tx_dropped"), 1u);
 }
 
 }  // namespace
