@@ -6,7 +6,8 @@
 // __INET_ECN_decapsulate returns 2 for an outer CE over a not-ECT inner
 // (dropped: rx_frame_errors + rx_errors), 1 for an outer ECT over a not-ECT
 // inner (kept as is, vxlan_ecn_decapsulate accepts err <= 1), else 0 with
-// set_ce = outer is CE -> INET_ECN_set_ce(skb): IP_ECN_set_ce (the IPv4 TOS
+// set_ce = outer is CE -> INET_ECN_set_ce(skb), or for an outer ECT(1)
+// INET_ECN_set_ect1 (an ECT(0) inner becomes ECT(1)): IP_ECN_set_ce (the IPv4 TOS
 // gets the CE bits and the header checksum is patched incrementally) or
 // IP6_ECN_set_ce (the traffic class gets the CE bits; a CHECKSUM_COMPLETE
 // skb->csum is adjusted by csum_sub(csum_add(..., to), from) of the first
@@ -133,6 +134,31 @@ TEST(KernelVxlanEcnDecap, OuterEctOverNotEctInnerIsDeliveredUnchanged) {
   r = VxlanRcv(Wire(Inner4(0x00), 0x01, false), Rx());
   ASSERT_TRUE(r.delivered) << r.reason;
   EXPECT_EQ(ToHex(r.skb.pkt.bytes()), ToHex(Inner4(0x00)));
+}
+
+TEST(KernelVxlanEcnDecap, OuterEct1MakesAnEct0InnerEct1) {
+  // INET_ECN_decapsulate: rc 0 and not CE, outer ECT(1) ->
+  // INET_ECN_set_ect1: IP_ECN_set_ect1 (tos ^= INET_ECN_MASK, check +=
+  // htons(1)) / IP6_ECN_set_ect1 (word ^= htonl(INET_ECN_MASK << 20),
+  // skb->csum adjusted when COMPLETE); only an ECT(0) inner changes.
+  VxlanRcvResult r = VxlanRcv(Wire(Inner4(0x02), 0x01, false), Rx());
+  ASSERT_TRUE(r.delivered) << r.reason;
+  EXPECT_EQ(ToHex(r.skb.pkt.bytes()), ToHex(Inner4(0x01)));
+  r = VxlanRcv(Wire(Inner6(0x02), 0x01, true), Rx());
+  ASSERT_TRUE(r.delivered) << r.reason;
+  const Bytes& got = r.skb.pkt.bytes();
+  EXPECT_EQ(ToHex(got), ToHex(Inner6(0x01)));
+  ASSERT_EQ(r.skb.ip_summed, IpSummed::kComplete);
+  EXPECT_EQ(OracleSum(nullptr, 0, r.skb.csum),
+            OracleSum(got.data() + r.skb.csum_from, got.size() - r.skb.csum_from));
+  // CE and ECT(1) inners stay as they are.
+  for (uint8_t ds : {0x01, 0x03}) {
+    r = VxlanRcv(Wire(Inner4(ds), 0x01, false), Rx());
+    EXPECT_EQ(ToHex(r.skb.pkt.bytes()), ToHex(Inner4(ds))) << int{ds};
+  }
+  // Before the ECT(1) propagation (v5.9) the inner kept ECT(0).
+  r = VxlanRcv(Wire(Inner4(0x02), 0x01, false), Rx(), KernelVersion{5, 4});
+  EXPECT_EQ(ToHex(r.skb.pkt.bytes()), ToHex(Inner4(0x02)));
 }
 
 TEST(KernelVxlanEcnDecap, DeviceDownDropsAfterTheHeaderChecks) {
