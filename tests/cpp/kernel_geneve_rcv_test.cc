@@ -1,7 +1,9 @@
 // geneve_rx's decisions after the socket (drivers/net/geneve.c at v6.18):
 // the protocol types a device takes (inner_proto_inherit), ECN
 // decapsulation (include/net/inet_ecn.h __INET_ECN_decapsulate: an outer CE
-// marks an ECT inner packet CE and drops a not-ECT one), a too-short inner
+// marks an ECT inner packet CE and drops a not-ECT one; INET_ECN_decapsulate
+// then has an outer ECT(1) turn an ECT(0) inner into ECT(1) with
+// INET_ECN_set_ect1, RFC 6040 4.2), a too-short inner
 // header and a device that is down. Frames are built by hand
 // (kernel_geneve_test_frames.h); checksums by the plain loop there.
 #include <gtest/gtest.h>
@@ -95,8 +97,12 @@ TEST(KernelGeneveRcv, EcnDecapsulationIpv4Inner) {
         continue;
       }
       ASSERT_TRUE(r.delivered) << at << r.reason;
-      // CE is copied in only from a CE outer; otherwise the inner is as sent.
-      const Bytes want = Inner4(outer == 3 ? static_cast<uint8_t>(inner | 3) : inner);
+      // CE is copied in only from a CE outer; an ECT(1) outer makes an
+      // ECT(0) inner ECT(1) (INET_ECN_set_ect1); otherwise the inner is as sent.
+      const uint8_t ds = outer == 3                 ? static_cast<uint8_t>(inner | 3)
+                         : outer == 1 && inner == 2 ? uint8_t{1}
+                                                    : inner;
+      const Bytes want = Inner4(ds);
       EXPECT_EQ(r.skb.pkt.bytes(), want) << at;
       EXPECT_EQ(c.Get("geneve0:rx_frame_errors"), 0u) << at;
     }
@@ -120,6 +126,20 @@ TEST(KernelGeneveRcv, EcnCeOnIpv6InnerKeepsTheCompleteSum) {
       const Bytes& got = r.skb.pkt.bytes();
       EXPECT_EQ(got, want) << int{tc};
       // The socket verified the outer checksum in software: COMPLETE.
+      ASSERT_EQ(r.skb.ip_summed, IpSummed::kComplete);
+      EXPECT_EQ(Fold(r.skb.csum) % 0xffff, Fold(Sum16(got, r.skb.csum_from, got.size())) % 0xffff)
+          << int{tc};
+    }
+    // An ECT(1) outer over ECT(0) (also behind a DSCP): IP6_ECN_set_ect1
+    // flips the ECN bits to ECT(1) and keeps the COMPLETE sum in step.
+    for (uint8_t tc : {0x02, 0xba}) {
+      Outer o;
+      o.v6 = outer_v6;
+      o.tos = 1;
+      auto r = GeneveRcv(Skb(BuildOuter(o, Inner6(tc))), RxConfig(outer_v6));
+      ASSERT_TRUE(r.delivered) << r.reason << int{tc};
+      const Bytes& got = r.skb.pkt.bytes();
+      EXPECT_EQ(got, Inner6(static_cast<uint8_t>(tc ^ 3))) << int{tc};
       ASSERT_EQ(r.skb.ip_summed, IpSummed::kComplete);
       EXPECT_EQ(Fold(r.skb.csum) % 0xffff, Fold(Sum16(got, r.skb.csum_from, got.size())) % 0xffff)
           << int{tc};

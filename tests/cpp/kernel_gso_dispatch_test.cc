@@ -76,6 +76,22 @@ TEST(KernelGsoDispatch, NoNetworkProtocolIsInvalidNotUnsupported) {
             gso_err::kProtoNoSupport);
 }
 
+TEST(KernelGsoDispatch, TcpGsoTypeOverUdpIsInvalid) {
+  // v6.18 net/ipv4/udp_offload.c udp4_ufo_fragment (and udp6_ufo_fragment):
+  // segs starts as ERR_PTR(-EINVAL); not a UDP tunnel and "if
+  // (!(skb_shinfo(skb)->gso_type & (SKB_GSO_UDP | SKB_GSO_UDP_L4))) goto
+  // out;": a TCP GSO type over an IP header that says UDP is -EINVAL, not an
+  // unsupported protocol.
+  for (bool v6 : {false, true}) {
+    SkBuff s = GsoSkb(v6, 3000);
+    s.pkt.data()[v6 ? kL3 + 6 : kL3 + 9] = 17;
+    Counters c;
+    EXPECT_EQ(SkbGsoSegment(s, 0, kNoTso, XmitOptions{}, kLabKernel, &c).err, gso_err::kInval)
+        << v6;
+    EXPECT_EQ(c.Get("gso_not_modelled"), 0u) << v6;
+  }
+}
+
 TEST(KernelGsoDispatch, FixedIdWithoutDfFailsBefore618) {
   const KernelVersion v612{6, 12};
   SkBuff s = GsoSkb(false, 3000);

@@ -4,7 +4,7 @@
 // except CE, sent as ECT(0); `ttl inherit` takes the inner TTL or hop limit
 // (ip_tunnel_get_ttl), 0 for other protocols, which falls back to the route's
 // hop limit; `df inherit` sets DF for an inner IPv6 packet or an IPv4 one with
-// DF. A frame too short for its inner IP header is dropped (PKT_TOO_SMALL).
+// DF, `df set` always. A frame too short for its inner IP header is dropped (PKT_TOO_SMALL).
 // Frames are built here (kernel_test_skb.h).
 #include <gtest/gtest.h>
 
@@ -100,6 +100,23 @@ TEST(KernelVxlanTosTtl, TtlInheritAndDfInherit) {
   EXPECT_EQ(Send(Inner4(0, 64, 0x0000), df).frag & 0x4000, 0);
   EXPECT_EQ(Send(Inner6(0, 64), df).frag & 0x4000, 0x4000);
   EXPECT_EQ(Send(Inner6(0, 64), Cfg()).frag & 0x4000, 0);
+  // `df set` (VXLAN_DF_SET): DF whatever the inner packet says.
+  VxlanConfig set = Cfg();
+  set.df = VxlanDf::kSet;
+  EXPECT_EQ(Send(Inner4(0, 64, 0x0000), set).frag & 0x4000, 0x4000);
+  EXPECT_EQ(Send(Inner6(0, 64), set).frag & 0x4000, 0x4000);
+}
+
+TEST(KernelVxlanTosTtl, Before46ANonPartialSkbIsSentChecksumNone) {
+  // torvalds/linux v4.5 net/ipv4/ip_tunnel_core.c iptunnel_handle_offloads:
+  // "else if (skb->ip_summed != CHECKSUM_PARTIAL) skb->ip_summed =
+  // CHECKSUM_NONE;": a forwarded frame the NIC had verified
+  // (UNNECESSARY) leaves the vxlan device with nothing promised.
+  SkBuff in = NetworkSkb(Inner4(0, 64), IpSummed::kUnnecessary);
+  UnderlayRoute rt;
+  VxlanXmitResult r = VxlanXmit(in, Cfg(), rt, KernelVersion{4, 5});
+  ASSERT_TRUE(r.sent) << r.reason;
+  EXPECT_EQ(r.skb.ip_summed, IpSummed::kNone);
 }
 
 TEST(KernelVxlanTosTtl, InnerTooShortIsDropped) {

@@ -22,7 +22,8 @@
 //     own source MAC -> rx_errors (no multicast/zero source check, unlike
 //     vxlan_set_mac); pskb_inet_may_pull failing -> rx_length_errors +
 //     rx_errors; IP_ECN_decapsulate returning > 1 (outer CE over a
-//     not-ECT inner) -> rx_frame_errors + rx_errors; then
+//     not-ECT inner) -> rx_frame_errors + rx_errors (an outer CE marks an
+//     ECT inner CE, an outer ECT(1) makes an ECT(0) inner ECT(1)); then
 //     gro_cells_receive (net/core/gro_cells.c: device down -> dropped,
 //     counted as rx_dropped) and dev_sw_netstats_rx_add(skb->len from the
 //     inner network header).
@@ -73,6 +74,23 @@ void MarkCe(SkBuff& skb, size_t l3, uint16_t et) {
     return;
   }
   ip[1] |= 0x30;
+  if (skb.ip_summed == IpSummed::kComplete)
+    skb.csum =
+        csum::Fold(csum::Add(csum::Add(skb.csum, GetBe16(ip)), static_cast<uint16_t>(~before)));
+}
+
+// IP_ECN_set_ect1 / IP6_ECN_set_ect1 (include/net/inet_ecn.h) on an ECT(0)
+// inner header: ECT(1), with the same checksum care as MarkCe.
+void MarkEct1(SkBuff& skb, size_t l3, uint16_t et) {
+  uint8_t* ip = skb.pkt.data() + l3;
+  const uint16_t before = GetBe16(ip);
+  if (et == hdr::kEthTypeIpv4) {
+    ip[hdr::kIpv4TosOfs] ^= 3;
+    PutBe16(ip + hdr::kIpv4CsumOfs,
+            csum::Update16(GetBe16(ip + hdr::kIpv4CsumOfs), before, GetBe16(ip)));
+    return;
+  }
+  ip[1] ^= 0x30;
   if (skb.ip_summed == IpSummed::kComplete)
     skb.csum =
         csum::Fold(csum::Add(csum::Add(skb.csum, GetBe16(ip)), static_cast<uint16_t>(~before)));
@@ -158,6 +176,9 @@ GeneveRcvResult GeneveRcv(SkBuff skb, const GeneveConfig& cfg, KernelVersion kv,
       return drop("IP_TUNNEL_ECN");
     }
     if ((ip.tos & 3) == 3) MarkCe(skb, l3, et);
+    // INET_ECN_decapsulate: an outer ECT(1) makes an ECT(0) inner ECT(1)
+    // (INET_ECN_set_ect1; RFC 6040 4.2, since v5.9).
+    if ((ip.tos & 3) == 1 && (inner_ds & 3) == 2 && kv.AtLeast(5, 9)) MarkEct1(skb, l3, et);
   }
   if (!cfg.up) {
     dev("rx_dropped");

@@ -56,8 +56,11 @@ RxVerdict UdpRcv(SkBuff& skb, const IpRcvInfo& ip, const UdpSocketOpts* sock, Ke
   const bool v6 = ip.ipv6;
   const size_t l4 = ip.l4_ofs;
   if (l4 > skb.len() || skb.len() - l4 < hdr::kUdpLen) {
+    // "goto drop; /* No space for header. */" with drop_reason still
+    // SKB_DROP_REASON_NOT_SPECIFIED (v6.18 net/ipv4/udp.c __udp4_lib_rcv,
+    // net/ipv6/udp.c __udp6_lib_rcv); PKT_TOO_SMALL is short_packet's.
     CountUdp(c, v6, "InErrors");
-    return RxVerdict::Drop("PKT_TOO_SMALL");
+    return RxVerdict::Drop("NOT_SPECIFIED");
   }
   // The IP header was pulled without touching the sum (its own checksum
   // makes it sum to zero for IPv4; ip6 pulls with rcsum): keep COMPLETE's

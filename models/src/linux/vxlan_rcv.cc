@@ -27,7 +27,8 @@
 // net/ipv4/ip_tunnel_core.c __iptunnel_pull_header(): skb_pull_rcsum of
 // the UDP and VXLAN headers, an Ethernet header must follow,
 // iptunnel_pull_offloads clears encapsulation and the tunnel GSO bits.
-// include/net/inet_ecn.h INET_ECN_decapsulate / IP_ECN_set_ce.
+// include/net/inet_ecn.h INET_ECN_decapsulate / IP_ECN_set_ce /
+// IP_ECN_set_ect1 (an outer ECT(1) turns an ECT(0) inner into ECT(1)).
 // Checked on the lab kernel: RCO flag without remcsumrx and a non-zero VNI
 // low byte each bump rx_frame_errors + rx_errors; an unknown VNI, a
 // missing I flag, an own/multicast/zero inner source MAC count nothing at
@@ -105,6 +106,24 @@ void SetCe(SkBuff& skb, size_t l3, uint16_t et) {
   } else {
     const uint16_t old_word = GetBe16(ip);
     ip[1] |= 0x30;  // traffic class bits 0-1 are the high nibble of byte 1
+    if (skb.ip_summed == IpSummed::kComplete)
+      skb.csum =
+          csum::Fold(csum::Add(csum::Add(skb.csum, GetBe16(ip)), static_cast<uint16_t>(~old_word)));
+  }
+}
+
+// IP_ECN_set_ect1 / IP6_ECN_set_ect1 (include/net/inet_ecn.h) on an ECT(0)
+// inner header: the ECN bits become ECT(1); IPv4 patches its header
+// checksum, IPv6 keeps a COMPLETE sum in step.
+void SetEct1(SkBuff& skb, size_t l3, uint16_t et) {
+  uint8_t* ip = skb.pkt.data() + l3;
+  const uint16_t old_word = GetBe16(ip);
+  if (et == hdr::kEthTypeIpv4) {
+    ip[hdr::kIpv4TosOfs] ^= 3;
+    const uint16_t c = GetBe16(ip + hdr::kIpv4CsumOfs);
+    PutBe16(ip + hdr::kIpv4CsumOfs, csum::Update16(c, old_word, GetBe16(ip)));
+  } else {
+    ip[1] ^= 0x30;  // htonl(INET_ECN_MASK << 20)
     if (skb.ip_summed == IpSummed::kComplete)
       skb.csum =
           csum::Fold(csum::Add(csum::Add(skb.csum, GetBe16(ip)), static_cast<uint16_t>(~old_word)));
@@ -193,6 +212,12 @@ VxlanRcvResult VxlanRcv(SkBuff skb, const VxlanConfig& cfg, KernelVersion kv, Co
       return drop("IP_TUNNEL_ECN");
     }
     if ((inner_ds & 3) != 0 && (ip.tos & 3) == 3) SetCe(skb, l3, et);
+    // INET_ECN_decapsulate: "else if ((outer & INET_ECN_MASK) ==
+    // INET_ECN_ECT_1) INET_ECN_set_ect1(skb);", which changes only an
+    // ECT(0) inner header (RFC 6040 4.2; "tunnel: Propagate ECT(1) when
+    // decapsulating as recommended by RFC6040", 2020: v5.9, present in
+    // v5.15 and v6.18).
+    if ((inner_ds & 3) == 2 && (ip.tos & 3) == 1 && kv.AtLeast(5, 9)) SetEct1(skb, l3, et);
   }
   if (!cfg.up) {
     dev("rx_dropped");
