@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The two ECN actions of the flow syntax through the datapath. mod_nw_ecn:3 is
+// The two ECN actions of the flow syntax through the datapath. mod_nw_ecn:N is
 // OpenFlow's OFPACT_SET_IP_ECN, which writes the ECN bits whatever they were,
 // a Not-ECT packet's included (openvswitch/ovs v3.1.0
 // ofproto/ofproto-dpif-xlate.c, case OFPACT_SET_IP_ECN: nw_tos &= ~IP_ECN_MASK;
@@ -19,6 +19,7 @@
 #include <string>
 
 #include "offlab/net/bytes.h"
+#include "offlab/net/error.h"
 #include "offlab/ovs/pipeline.h"
 #include "ovs_frames.h"
 
@@ -30,6 +31,8 @@ using namespace testdata;
 const std::string kNotEct = kG;
 const std::string kEct0 = kE + "4502006800000000000643 3a c0a87b02c0a87b01" + kTcp + kPay;
 const std::string kCe = kE + "4503006800000000000643 39 c0a87b02c0a87b01" + kTcp + kPay;
+// ECT(1): TOS 1, 433c - 1 = 433b.
+const std::string kEct1 = kE + "4501006800000000000643 3b c0a87b02c0a87b01" + kTcp + kPay;
 
 std::string Hex(std::string s) {
   std::string out;
@@ -51,6 +54,28 @@ std::vector<std::string> Forward(const std::string& action, const std::string& f
 TEST(PipelineEcnActions, ModNwEcnMarksANotEctPacket) {
   EXPECT_EQ(Forward("mod_nw_ecn:3", kNotEct), std::vector<std::string>{Hex(kCe)});
   EXPECT_EQ(Forward("mod_nw_ecn:3", kEct0), std::vector<std::string>{Hex(kCe)});
+}
+
+TEST(PipelineEcnActions, ModNwEcnWritesAnyCodepoint) {
+  // mod_nw_ecn:0..3 all load NXM_NX_IP_ECN (ovs-ofctl 3.1.0 parse-flow), so a
+  // CE packet can be cleared and an ECT(0) one turned ECT(1).
+  EXPECT_EQ(Forward("mod_nw_ecn:0", kCe), std::vector<std::string>{Hex(kNotEct)});
+  EXPECT_EQ(Forward("mod_nw_ecn:1", kEct0), std::vector<std::string>{Hex(kEct1)});
+  EXPECT_EQ(Forward("mod_nw_ecn:0x2", kNotEct), std::vector<std::string>{Hex(kEct0)});
+}
+
+TEST(PipelineEcnActions, ModNwEcnRefusesOtherBits) {
+  // ovs-ofctl 3.1.0: "ovs-ofctl: 4: not a valid ECN".
+  Pipeline br;
+  br.AddPort({.name = "p1"});
+  br.AddPort({.name = "p2"});
+  try {
+    br.AddFlow("in_port=p1,actions=mod_nw_ecn:4,output:p2");
+    ADD_FAILURE() << "mod_nw_ecn:4 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("mod_nw_ecn: 4: not a valid ECN"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(PipelineEcnActions, SetEcnCeMarksOnlyAnEcnCapablePacket) {

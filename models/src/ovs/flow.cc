@@ -203,15 +203,20 @@ Action ParseAction(const std::string& a, const PortResolver& ports) {
     act.type = ActionType::kDecTtl;
   } else if (a == "set_ecn_ce") {
     act.type = ActionType::kSetEcnCe;
-  } else if (a == "mod_nw_ecn:3") {
+  } else if (starts("mod_nw_ecn:")) {
     // OFPACT_SET_IP_ECN writes the ECN bits whatever they were, a Not-ECT
     // packet's too (openvswitch/ovs v3.1.0 ofproto/ofproto-dpif-xlate.c, case
     // OFPACT_SET_IP_ECN: nw_tos &= ~IP_ECN_MASK; nw_tos |= ecn), unlike
-    // IP_ECN_set_ce (set_ecn_ce), which leaves a Not-ECT packet alone.
+    // IP_ECN_set_ce (set_ecn_ce), which leaves a Not-ECT packet alone. A value
+    // with other bits is refused (lib/ofp-actions.c parse_SET_IP_ECN; ovs-ofctl
+    // 3.1.0: "4: not a valid ECN").
+    const std::string v = arg("mod_nw_ecn:");
+    const auto ecn = static_cast<uint8_t>(ParseNumber(v, 255, "mod_nw_ecn"));
+    if (ecn & ~0x03) throw Error("mod_nw_ecn: " + v + ": not a valid ECN");
     act.type = ActionType::kSetIpAny;
-    act.ipv4.tos = 0x03;
+    act.ipv4.tos = ecn;
     act.ipv4.tos_mask = 0x03;
-    act.ipv6.tclass = 0x03;
+    act.ipv6.tclass = ecn;
     act.ipv6.tclass_mask = 0x03;
   } else if (a == "controller" || a.rfind("controller(", 0) == 0) {
     act.type = ActionType::kController;
