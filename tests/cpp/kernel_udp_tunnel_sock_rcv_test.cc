@@ -11,7 +11,12 @@
 // socket is bound to one port and one family (vxlan_socket_create /
 // geneve_socket_create with udp_conf.family), so an IPv4 datagram does not
 // find an IPv6 tunnel socket. ip_local_deliver_finish counts
-// IPSTATS_MIB_INDELIVERS before the protocol handler.
+// IPSTATS_MIB_INDELIVERS before the protocol handler. net/ipv6/udp.c
+// __udp6_lib_rcv: "if (ulen == 0) ulen = skb->len;" (a zero UDP length is
+// the whole payload, as for a jumbogram) before "if (ulen < sizeof(*uh))
+// goto short_packet"; with no socket, "if (!uh->check) goto
+// report_csum_error;" (a zero checksum is never valid over IPv6 without a
+// socket allowing it), counted as UDP6 InCsumErrors.
 // Frames: built here, checksums from the plain-loop oracle (test_util.h).
 #include <gtest/gtest.h>
 
@@ -40,6 +45,18 @@ Bytes Datagram(uint8_t proto = 17, size_t extra = 0) {
   f[23] = proto;
   Put16(f, 24, static_cast<uint16_t>(~OracleSum(&f[14], 20)));
   Put16(f, 40, OracleL4Csum(f, 14, 34, 17, 6));
+  return f;
+}
+
+// Ethernet + IPv6 2001:db8::1 -> ::2 + UDP 55555 -> 4789 (UDP length field
+// `ulen`) + 8 bytes; the checksum by the oracle over the real length, or 0.
+Bytes Datagram6(uint16_t ulen, bool zero_check = false) {
+  Bytes f =
+      FromHex(H("020202020202 040404040404 86dd 60000000 0010 11 40"
+                "20010db8000000000000000000000001 20010db8000000000000000000000002"
+                "d903 12b5 0000 0000 08000000 00002a00"));
+  Put16(f, 58, ulen);
+  Put16(f, 60, zero_check ? 0 : OracleL4Csum(f, 14, 54, 17, 6));
   return f;
 }
 
@@ -94,6 +111,23 @@ TEST(KernelUdpTunnelSockRcv, ANonUdpPacketNeverReachesUdp) {
   EXPECT_EQ(c.Get("Ip:InDelivers"), 1u);
   EXPECT_EQ(c.Get("Udp:InDatagrams"), 0u);
   EXPECT_EQ(c.Get("Udp:NoPorts"), 0u);
+}
+
+TEST(KernelUdpTunnelSockRcv, AnIpv6UdpLengthOfZeroMeansTheWholePayload) {
+  Counters c;
+  EXPECT_EQ(Rcv(Datagram6(16), true, 4789, &c), "");
+  EXPECT_EQ(Rcv(Datagram6(0), true, 4789, &c), "");
+  EXPECT_EQ(c.Get("Udp6InDatagrams"), 2u);
+}
+
+TEST(KernelUdpTunnelSockRcv, AZeroIpv6ChecksumWithNoSocketIsACsumError) {
+  Counters c;
+  EXPECT_EQ(Rcv(Datagram6(16, true), true, 4790, &c), "UDP_CSUM");
+  EXPECT_EQ(c.Get("Udp6InCsumErrors"), 1u);
+  EXPECT_EQ(c.Get("Udp6NoPorts"), 0u);
+  // With the checksum filled in: no socket, nothing wrong with it.
+  EXPECT_EQ(Rcv(Datagram6(16), true, 4790, &c), "NO_SOCKET");
+  EXPECT_EQ(c.Get("Udp6NoPorts"), 1u);
 }
 
 }  // namespace
