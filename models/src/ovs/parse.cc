@@ -144,9 +144,11 @@ struct L3L4 {
     key.nw_ttl = ip[hdr::kIpv6HlimOfs];
     uint8_t nh = ip[hdr::kIpv6NextOfs];
     size_t q = l3 + hdr::kIpv6Len, end = l3 + hdr::kIpv6Len + plen;
-    // Walk the extension headers the datapath understands.
+    // Walk the extension headers the datapath understands (parse_ipv6_ext_hdrs__,
+    // OVS d6a632a9b lib/flow.c:487-578), AH (51) among them.
+    constexpr uint8_t kProtoAh = 51;
     while (nh == hdr::kProtoHopByHop || nh == hdr::kProtoRouting || nh == hdr::kProtoDestOpts ||
-           nh == hdr::kProtoFragment) {
+           nh == hdr::kProtoFragment || nh == kProtoAh) {
       if (end - q < 8) {
         key.error = "ipv6: extension header truncated";
         key.nw_proto = nh;
@@ -155,14 +157,20 @@ struct L3L4 {
       if (beyond(q + 8)) return r;
       if (nh == hdr::kProtoFragment) {
         uint16_t off = GetBe16(d + q + 2);
-        key.nw_frag = frag::kAny;
+        // An atomic fragment (ip6f_offlg zero) is no fragment; a later one
+        // stops the walk with nw_proto IPPROTO_FRAGMENT (flow.c:568-575).
+        if (off != 0) key.nw_frag = frag::kAny;
         if (off & 0xfff8) key.nw_frag |= frag::kLater;
         nh = d[q];
         q += hdr::kIpv6FragHdrLen;
-        if (key.nw_frag & frag::kLater) break;
+        if (key.nw_frag & frag::kLater) {
+          nh = hdr::kProtoFragment;
+          break;
+        }
         continue;
       }
-      size_t len = (d[q + 1] + 1u) * 8u;
+      // AH's length is in 32-bit words minus 2 (RFC 4302 section 2.2).
+      size_t len = nh == kProtoAh ? (d[q + 1] + 2u) * 4u : (d[q + 1] + 1u) * 8u;
       if (len > end - q) {
         key.error = "ipv6: extension header exceeds payload";
         key.nw_proto = nh;
