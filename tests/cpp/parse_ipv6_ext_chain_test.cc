@@ -45,6 +45,11 @@ const std::string kAtomic = H(kEth + "6000000000182c40" + kAddrs + "110000000000
 // IPv6ExtHdrFragment(nh=17,offset=4,m=0,id=7)/Raw(bytes(range(8)) * 3).
 const std::string kLater = H(kEth + "6000000000202c40" + kAddrs + "1100002000000007" +
                              "0001020304050607 0001020304050607 0001020304050607");
+// IPv6ExtHdrDestOpt(nh=59) with a PadN option: 8 bytes that are the whole
+// payload. data_try_pull takes a header exactly as long as what is left
+// (lib/flow.c:121-124, "*sizep >= size"), so the walk ends at No Next
+// Header (59) with the L4 offset at the end of the payload (flow.c:1039).
+const std::string kDestOptsFilling = H(kEth + "6000000000083c40" + kAddrs + "3b00010400000000");
 // AH(nh=17,payloadlen=4,spi=0x100,seq=1,icv=12 zero bytes): 24 bytes.
 const std::string kAh =
     H(kEth + "6000000000283340" + kAddrs + "1104000000000100 00000001 000000000000000000000000" +
@@ -67,6 +72,7 @@ const Row kRows[] = {
     {"hbh-dstopts-first-fragment", kChain, 17, 1, true, 78},
     {"atomic-fragment", kAtomic, 17, 0, true, 62},
     {"later-fragment", kLater, 44, 3, false, kNoOffset},
+    {"dstopts-filling-the-payload", kDestOptsFilling, 59, 0, false, 62},
     // 14 + 40 + 24.
     {"ah", kAh, 17, 0, true, 78},
 };
