@@ -228,11 +228,13 @@ struct L3L4 {
       break;
     case hdr::kProtoIcmp:
     case hdr::kProtoIcmpv6:
-      if (l4_size < 4) {
+      // ICMP_HEADER_LEN and sizeof(struct icmp6_data_header), both 8 bytes
+      // (OVS d6a632a9b lib/flow.c:1093, 1114; lib/packets.h).
+      if (l4_size < 8) {
         key.error = "icmp: header truncated";
         return r;
       }
-      if (beyond(l4 + 4)) return r;
+      if (beyond(l4 + 8)) return r;
       key.tp_src = t[0];
       key.tp_dst = t[1];
       break;
