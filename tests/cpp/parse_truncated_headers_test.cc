@@ -37,6 +37,12 @@ using testing::Hex;
 using testing::kFrameG;
 using testing::Sub;
 
+// Ethernet padding (to the 60-byte minimum, at least one byte): the L4
+// length is then the IP length's, not the frame end's.
+std::string Padded(const std::string& hex) {
+  return hex + std::string(hex.size() < 2 * 59 ? 2 * 60 - hex.size() : 2, '0');
+}
+
 struct Frame {
   const char* name;
   std::string hex;
@@ -64,23 +70,25 @@ std::vector<Frame> Frames() {
        true, true},
       {"udp 8 bytes", H(e + "0800 4500001c000100004011037cc0a87b02c0a87b01 1388177000080000"), true,
        true},
-      {"udp 7 bytes", H(e + "0800 4500001b000100004011037dc0a87b02c0a87b01 13881770000800"), true,
-       false},
+      // The 8-byte one with total length 27: IPv4 checksum 037c + 1 (RFC 1624).
+      {"udp 7 bytes", Padded(H(e + "0800 4500001b000100004011037dc0a87b02c0a87b01 13881770000800")),
+       true, false},
       // IP(proto=132)/Raw(bytes(range(11))).
       {"sctp 11 bytes",
-       H(e + "0800 4500001f000100004084 0306 c0a87b02c0a87b01 000102030405060708090a"), true,
-       false},
+       Padded(H(e + "0800 4500001f000100004084 0306 c0a87b02c0a87b01 000102030405060708090a")),
+       true, false},
       {"sctp 12 bytes",
        H(e + "0800 450000200001000040840305c0a87b02c0a87b01 138817700000000100000000"), true, true},
       // IP(proto=1)/Raw(08000000123400): an echo request without its sequence.
-      {"icmp 7 bytes", H(e + "0800 4500001b000100004001038dc0a87b02c0a87b01 08000000123400"), true,
-       false},
+      {"icmp 7 bytes",
+       Padded(H(e + "0800 4500001b000100004001038dc0a87b02c0a87b01 08000000123400")), true, false},
       {"icmp 8 bytes", H(e + "0800 4500001c000100004001038cc0a87b02c0a87b01 0800000012340001"),
        true, true},
       {"ipv6 39 bytes", H(e + "86dd 6000000000083a40" + a6).substr(0, 2 * (14 + 39)), false, false},
       {"ipv6 payload length past the frame",
        H(e + "86dd 6000000000093a40" + a6 + "8000000012340001"), false, false},
-      {"icmpv6 7 bytes", H(e + "86dd 6000000000073a40" + a6 + "80000000123400"), true, false},
+      {"icmpv6 7 bytes", Padded(H(e + "86dd 6000000000073a40" + a6 + "80000000123400")), true,
+       false},
       {"icmpv6 8 bytes", H(e + "86dd 6000000000083a40" + a6 + "8000000012340001"), true, true},
   };
 }
