@@ -21,6 +21,7 @@
 #include <string>
 
 #include "offlab/net/bytes.h"
+#include "offlab/ovs/complete.h"
 #include "offlab/ovs/parse.h"
 #include "test_util.h"
 
@@ -125,6 +126,16 @@ TEST(ParseIpv6ExtChain, HeadersRunningIntoASharedTailParseAsTheFlatBytes) {
       }
     }
   }
+}
+
+// The checksum and segmentation paths find the L4 protocol by walking the
+// same headers up to the parsed L4 offset: behind AH it is UDP, as parsed.
+TEST(ParseIpv6ExtChain, TheUpperProtocolBehindAhIsTheParsedOne) {
+  Packet p(FromHex(kAh));
+  Parse(p);
+  ASSERT_EQ(p.l4_ofs, 78);
+  EXPECT_EQ(UpperProtocol(p, p.l3_ofs, p.l4_ofs), 17);
+  EXPECT_EQ(L4Length(p, p.l3_ofs, p.l4_ofs), 16u) << "payload length 40 less AH's 24";
 }
 
 // Headers that do not fit: no L4, and for a bad IPv6 header no L3.
