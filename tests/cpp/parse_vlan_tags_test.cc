@@ -109,9 +109,29 @@ TEST(ParseVlanTags, LengthsAndTypesMeetAt0x600) {
   }
 }
 
+// Dot3()/LLC(dsap=0xaa,ssap=0xaa,ctrl=3)/SNAP(OUI=0,code=0x0800)/IP/TCP as
+// above: parse_ethertype takes the SNAP Ethertype (OUI 0, SNAP_ORG_ETHERNET)
+// and L3 follows the 8-byte LLC/SNAP header. With another OUI (Cisco's
+// 00000c) the frame stays FLOW_DL_TYPE_NONE.
+const std::string kSnapIp = H("0a8f394fe0738abf7e2f0584 0030 aaaa03 000000 0800" + kIpTcp);
+const std::string kSnapCisco =
+    H("0a8f394fe0738abf7e2f0584 0010 aaaa03 00000c 2000 0001020304050607");
+
+TEST(ParseVlanTags, SnapWithOuiZeroCarriesTheEthertype) {
+  Packet p(FromHex(kSnapIp));
+  const FlowKey key = Parse(p);
+  EXPECT_EQ(key.dl_type, 0x0800);
+  EXPECT_TRUE(key.has_l4);
+  EXPECT_EQ(p.l3_ofs, 22);
+  EXPECT_EQ(p.l4_ofs, 42);
+  Packet q(FromHex(kSnapCisco));
+  EXPECT_EQ(Parse(q).dl_type, 0x05ff);
+  EXPECT_EQ(q.l3_ofs, kNoOffset);
+}
+
 // Wherever the head ends, the key and offsets are the flat frame's.
 TEST(ParseVlanTags, TagsRunningIntoASharedTailParseAsTheFlatBytes) {
-  for (const std::string* hex : {&kQinQ, &kThreeTags, &kStp}) {
+  for (const std::string* hex : {&kQinQ, &kThreeTags, &kStp, &kSnapIp}) {
     const Bytes bytes = FromHex(*hex);
     for (bool simple : {false, true}) {
       Packet flat(bytes);

@@ -63,6 +63,17 @@ struct L3L4 {
     type = GetBe16(d + p + 2);
     p += hdr::kVlanLen;
   }
+  // An 802.3 length: an LLC/SNAP header (AA AA 03) with OUI 0 carries the
+  // Ethertype (parse_ethertype, OVS d6a632a9b lib/flow.c:373-404).
+  if (type < 0x600 && size - p >= 8) {
+    if (beyond(p + 8)) return r;
+    const uint8_t* llc = d + p;
+    if (llc[0] == 0xaa && llc[1] == 0xaa && llc[2] == 0x03 && llc[3] == 0 && llc[4] == 0 &&
+        llc[5] == 0) {
+      type = GetBe16(llc + 6);
+      p += 8;
+    }
+  }
   key.dl_type = type < 0x600 ? 0x05ff : type;  // 802.3 length field: no L3 (OVS FLOW_DL_TYPE_NONE)
   const size_t l3 = p;
   size_t l4 = 0, l4_size = 0;
