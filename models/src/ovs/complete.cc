@@ -29,6 +29,10 @@ int UpperProtocol(const Packet& p, uint16_t l3_ofs, uint16_t l4_ofs) {
       uint8_t next = d[q];
       q += (d[q + 1] + 1u) * 8u;
       nh = next;
+    } else if (nh == 51) {  // AH, skipped by the parse too: 32-bit words minus 2 (RFC 4302)
+      uint8_t next = d[q];
+      q += (d[q + 1] + 2u) * 4u;
+      nh = next;
     } else {
       break;
     }

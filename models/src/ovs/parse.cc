@@ -63,6 +63,17 @@ struct L3L4 {
     type = GetBe16(d + p + 2);
     p += hdr::kVlanLen;
   }
+  // An 802.3 length: an LLC/SNAP header (AA AA 03) with OUI 0 carries the
+  // Ethertype (parse_ethertype, OVS d6a632a9b lib/flow.c:373-404).
+  if (type < 0x600 && size - p >= 8) {
+    if (beyond(p + 8)) return r;
+    const uint8_t* llc = d + p;
+    if (llc[0] == 0xaa && llc[1] == 0xaa && llc[2] == 0x03 && llc[3] == 0 && llc[4] == 0 &&
+        llc[5] == 0) {
+      type = GetBe16(llc + 6);
+      p += 8;
+    }
+  }
   key.dl_type = type < 0x600 ? 0x05ff : type;  // 802.3 length field: no L3 (OVS FLOW_DL_TYPE_NONE)
   const size_t l3 = p;
   size_t l4 = 0, l4_size = 0;
@@ -144,9 +155,11 @@ struct L3L4 {
     key.nw_ttl = ip[hdr::kIpv6HlimOfs];
     uint8_t nh = ip[hdr::kIpv6NextOfs];
     size_t q = l3 + hdr::kIpv6Len, end = l3 + hdr::kIpv6Len + plen;
-    // Walk the extension headers the datapath understands.
+    // Walk the extension headers the datapath understands (parse_ipv6_ext_hdrs__,
+    // OVS d6a632a9b lib/flow.c:487-578), AH (51) among them.
+    constexpr uint8_t kProtoAh = 51;
     while (nh == hdr::kProtoHopByHop || nh == hdr::kProtoRouting || nh == hdr::kProtoDestOpts ||
-           nh == hdr::kProtoFragment) {
+           nh == hdr::kProtoFragment || nh == kProtoAh) {
       if (end - q < 8) {
         key.error = "ipv6: extension header truncated";
         key.nw_proto = nh;
@@ -155,14 +168,20 @@ struct L3L4 {
       if (beyond(q + 8)) return r;
       if (nh == hdr::kProtoFragment) {
         uint16_t off = GetBe16(d + q + 2);
-        key.nw_frag = frag::kAny;
+        // An atomic fragment (ip6f_offlg zero) is no fragment; a later one
+        // stops the walk with nw_proto IPPROTO_FRAGMENT (flow.c:568-575).
+        if (off != 0) key.nw_frag = frag::kAny;
         if (off & 0xfff8) key.nw_frag |= frag::kLater;
         nh = d[q];
         q += hdr::kIpv6FragHdrLen;
-        if (key.nw_frag & frag::kLater) break;
+        if (key.nw_frag & frag::kLater) {
+          nh = hdr::kProtoFragment;
+          break;
+        }
         continue;
       }
-      size_t len = (d[q + 1] + 1u) * 8u;
+      // AH's length is in 32-bit words minus 2 (RFC 4302 section 2.2).
+      size_t len = nh == kProtoAh ? (d[q + 1] + 2u) * 4u : (d[q + 1] + 1u) * 8u;
       if (len > end - q) {
         key.error = "ipv6: extension header exceeds payload";
         key.nw_proto = nh;
@@ -220,11 +239,13 @@ struct L3L4 {
       break;
     case hdr::kProtoIcmp:
     case hdr::kProtoIcmpv6:
-      if (l4_size < 4) {
+      // ICMP_HEADER_LEN and sizeof(struct icmp6_data_header), both 8 bytes
+      // (OVS d6a632a9b lib/flow.c:1093, 1114; lib/packets.h).
+      if (l4_size < 8) {
         key.error = "icmp: header truncated";
         return r;
       }
-      if (beyond(l4 + 4)) return r;
+      if (beyond(l4 + 8)) return r;
       key.tp_src = t[0];
       key.tp_dst = t[1];
       break;
