@@ -17,6 +17,7 @@
 
 #include <string>
 
+#include "flow_test_util.h"
 #include "offlab/net/bytes.h"
 #include "offlab/ovs/conntrack.h"
 #include "offlab/ovs/flow.h"
@@ -52,17 +53,8 @@ const std::string kEchoReply6 =
 
 constexpr uint32_t kTrk = ct::kTracked;
 
-CtSpec Spec(const std::string& args) {
-  return ParseRule("actions=ct(" + args + ")", [](const std::string&) -> uint32_t { return 1; })
-      .actions.at(0)
-      .ct;
-}
-
 uint32_t Track(Conntrack& ct, const std::string& hex, const std::string& args) {
-  Packet p(FromHex(hex));
-  Parse(p);
-  EXPECT_TRUE(ct.Execute(p, Spec(args), nullptr));
-  return p.md.ct_state;
+  return testing::CtTrack(ct, hex, args);
 }
 
 TEST(CtIcmpEchoRules, AnEchoRequestWithANonZeroCodeIsInvalid) {

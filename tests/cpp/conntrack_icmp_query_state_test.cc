@@ -19,6 +19,7 @@
 
 #include <string>
 
+#include "flow_test_util.h"
 #include "offlab/net/bytes.h"
 #include "offlab/ovs/conntrack.h"
 #include "offlab/ovs/flow.h"
@@ -45,12 +46,7 @@ const std::string kNeighSol =
 constexpr uint32_t kTrk = ct::kTracked;
 
 uint32_t Track(Conntrack& ct, const std::string& hex, const std::string& args) {
-  Packet p(FromHex(hex));
-  Parse(p);
-  const Rule r =
-      ParseRule("actions=ct(" + args + ")", [](const std::string&) -> uint32_t { return 1; });
-  EXPECT_TRUE(ct.Execute(p, r.actions.at(0).ct, nullptr));
-  return p.md.ct_state;
+  return testing::CtTrack(ct, hex, args);
 }
 
 TEST(CtIcmpQueryState, RequestsBeforeAnyReplyStayNew) {

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "flow_test_util.h"
 #include "offlab/net/addr.h"
 #include "offlab/net/error.h"
 #include "offlab/ovs/flow.h"
@@ -17,18 +18,9 @@
 namespace offlab {
 namespace {
 
-Rule Parse(const std::string& text) {
-  return ParseRule(text, [](const std::string&) -> uint32_t { return 1; });
-}
+Rule Parse(const std::string& text) { return testing::ParseFlow(text); }
 
-std::string Refusal(const std::string& text) {
-  try {
-    Parse(text);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string Refusal(const std::string& text) { return testing::FlowRefusal(text); }
 
 TEST(FlowActionWords, EveryCtStateFlagHasItsBit) {
   // "ADD ct_state=+new+est+rel+rpl+inv+trk actions=drop"

@@ -11,24 +11,16 @@
 
 #include <string>
 
+#include "flow_test_util.h"
 #include "offlab/net/error.h"
 #include "offlab/ovs/flow.h"
 
 namespace offlab {
 namespace {
 
-Rule Parse(const std::string& text) {
-  return ParseRule(text, [](const std::string&) -> uint32_t { return 1; });
-}
+Rule Parse(const std::string& text) { return testing::ParseFlow(text); }
 
-std::string Refusal(const std::string& text) {
-  try {
-    Parse(text);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string Refusal(const std::string& text) { return testing::FlowRefusal(text); }
 
 TEST(FlowRuleParse, ProtocolShorthands) {
   struct Case {

@@ -27,6 +27,7 @@
 #include "offlab/ovs/send_prepare.h"
 #include "offlab/ovs/tunnel.h"
 #include "ovs_frames.h"
+#include "test_util.h"
 
 namespace offlab {
 namespace {
@@ -40,17 +41,8 @@ const std::string kOption = "01020101aabbccdd";          // type 0x01, 1 word
 const std::string kCriticalOption = "01028101aabbccdd";  // type 0x81
 const std::string kLongOption = "01020103aabbccdd";      // claims 3 words, 1 there
 
-TunnelConfig Geneve() {
-  TunnelConfig t;
-  t.type = TunnelType::kGeneve;
-  t.eth_src = {0xaa, 0x66, 0xaa, 0x66, 0x00, 0x00};
-  t.eth_dst = {0xaa, 0x66, 0xaa, 0x66, 0x00, 0x01};
-  t.ip_src = {1, 1, 2, 88};
-  t.ip_dst = {1, 1, 2, 92};
-  t.key = 123;
-  t.udp_src = 57363;
-  return t;
-}
+// The R3 tunnel of the OVS vectors as Geneve, without the outer checksum.
+TunnelConfig Geneve() { return testing::R3Tunnel(false, TunnelType::kGeneve); }
 
 TEST(TunnelGeneveOptions, PushWritesTheOptionsAfterTheBaseHeader) {
   TunnelConfig t = Geneve();
