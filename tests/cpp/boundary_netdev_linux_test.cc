@@ -58,10 +58,8 @@ TEST_P(BoundaryNetdevLinux, TsoBecomesGso) {
 INSTANTIATE_TEST_SUITE_P(Ports, BoundaryNetdevLinux,
                          ::testing::Values(NetdevLinuxPort::kTap, NetdevLinuxPort::kSystem));
 
-// The kernel side: a GRO'd super-packet (CHECKSUM_PARTIAL, gso tcpv4) seen by
-// OVS's AF_PACKET socket arrives as NEEDS_CSUM with the GSO type, and OVS
-// makes it an L4-partial TSO packet of that segment size.
-TEST(BoundaryNetdevLinuxRx, GroSuperPacketBecomesPartialTso) {
+// Frame G as a CHECKSUM_PARTIAL skb whose sum starts at its TCP header.
+kernel::SkBuff PartialSkbG() {
   kernel::SkBuff skb;
   skb.pkt = Packet(FromHex(kFrameG));
   skb.pkt.l3_ofs = kL3;
@@ -69,6 +67,14 @@ TEST(BoundaryNetdevLinuxRx, GroSuperPacketBecomesPartialTso) {
   skb.ip_summed = IpSummed::kPartial;
   skb.csum_start = kL4;
   skb.csum_offset = 16;
+  return skb;
+}
+
+// The kernel side: a GRO'd super-packet (CHECKSUM_PARTIAL, gso tcpv4) seen by
+// OVS's AF_PACKET socket arrives as NEEDS_CSUM with the GSO type, and OVS
+// makes it an L4-partial TSO packet of that segment size.
+TEST(BoundaryNetdevLinuxRx, GroSuperPacketBecomesPartialTso) {
+  kernel::SkBuff skb = PartialSkbG();
   skb.gso_size = 32;
   skb.gso_segs = 2;
   skb.gso_type = kernel::gso::kTcpv4;
@@ -100,13 +106,7 @@ TEST(BoundaryNetdevLinuxRx, DataValidIsNotTrustedByOvs) {
 // csum_start = skb_checksum_start_offset, csum_offset = skb->csum_offset, no
 // GSO; OVS makes the packet L4-partial at that TCP header.
 TEST(BoundaryNetdevLinuxRx, TapReadOfAPartialSkb) {
-  kernel::SkBuff skb;
-  skb.pkt = Packet(FromHex(kFrameG));
-  skb.pkt.l3_ofs = kL3;
-  skb.pkt.l4_ofs = kL4;
-  skb.ip_summed = IpSummed::kPartial;
-  skb.csum_start = kL4;
-  skb.csum_offset = 16;
+  kernel::SkBuff skb = PartialSkbG();
   auto got = boundary::NetdevLinuxReceive(skb, NetdevLinuxPort::kTap);
   ASSERT_EQ(got.error, "");
   EXPECT_FALSE(got.dropped);
