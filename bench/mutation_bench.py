@@ -25,7 +25,8 @@ OUT/mutants.json. Not a test: it runs for hours on a 2-core machine.
 A run is pinned to one commit (`--rev`, default HEAD) and records every judged
 mutant in OUT/mutants.json as it goes; `--resume` continues such a run (same
 commit, seed and folder) where it stopped, so the hours can be spread over
-several sittings without mixing results from different code.
+several sittings without mixing results from different code. OUT/mutants.json
+alone is enough to resume: a missing tree is made again from the commit.
 
 Usage: .venv/bin/python bench/mutation_bench.py [--mutants 200] [--seed 1]
            [--only models/src/ovs] [--out build-mutation] [--verify-only]
@@ -323,6 +324,10 @@ def main() -> int:
     if not done:
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
+        src = prepare_tree(out, key["rev"])
+    elif not (out / "src" / "build" / "build.ninja").exists():
+        # Only the record came along (another machine, a cleaned folder): the
+        # tree is made again from the commit; the judged mutants are kept.
         src = prepare_tree(out, key["rev"])
     else:
         src = restore_tree(out, key["rev"])

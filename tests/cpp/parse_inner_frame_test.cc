@@ -27,6 +27,7 @@ namespace {
 
 using testing::H;
 using testing::Hex;
+using testing::SplitPoisoned;
 
 const std::string kOuter =
     "020000000002020000000001 0800"
@@ -99,9 +100,7 @@ TEST(ParseInnerFrame, InnerHeadersRunningIntoASharedTailParseAsTheFlatBytes) {
     const bool want = ParseInner(flat, 50);
     for (size_t n = 1; n < bytes.size(); n++) {
       SCOPED_TRACE(hex->substr(2 * 62, 4) + ", head " + std::to_string(n));
-      auto [head, tail] = Packet(bytes).TakeHeadShared(n);
-      Packet p(std::move(head));
-      p.AppendTail(tail);
+      Packet p = SplitPoisoned(Packet(bytes), n);
       EXPECT_EQ(ParseInner(p, 50), want);
       EXPECT_EQ(p.inner_l3_ofs, flat.inner_l3_ofs);
       EXPECT_EQ(p.inner_l4_ofs, flat.inner_l4_ofs);

@@ -30,6 +30,7 @@ namespace {
 
 using testing::H;
 using testing::Hex;
+using testing::SplitPoisoned;
 
 const std::string kEth = "0a8f394fe0738abf7e2f058486dd";
 const std::string kAddrs = "2001cafe000000000000000000000088 2001cafe000000000000000000000092";
@@ -112,9 +113,7 @@ TEST(ParseIpv6ExtChain, HeadersRunningIntoASharedTailParseAsTheFlatBytes) {
       for (size_t n = 1; n < bytes.size(); n++) {
         SCOPED_TRACE(std::string(r.name) + (simple ? " simple" : " miniflow") + ", head " +
                      std::to_string(n));
-        auto [head, tail] = Packet(bytes).TakeHeadShared(n);
-        Packet p(std::move(head));
-        p.AppendTail(tail);
+        Packet p = SplitPoisoned(Packet(bytes), n);
         const FlowKey got = ParseWith(p, simple);
         EXPECT_EQ(got.nw_proto, want.nw_proto);
         EXPECT_EQ(got.nw_frag, want.nw_frag);

@@ -24,6 +24,7 @@ namespace {
 using testing::H;
 using testing::Hex;
 using testing::kFrameG;
+using testing::SplitPoisoned;
 using testing::Sub;
 
 // Statuses at both levels, no proto or tunnel bits: outer IP bad (0x10), L4
@@ -136,9 +137,7 @@ TEST(Parse, ASharedTailSplitAnywhereParsesAsTheFlatBytes) {
       for (size_t n = 1; n < bytes.size(); n++) {
         SCOPED_TRACE(std::string(c.name) + (simple ? " simple" : " miniflow") + ", head of " +
                      std::to_string(n) + " bytes");
-        auto [head, tail] = Packet(bytes).TakeHeadShared(n);
-        Packet p(std::move(head));
-        p.AppendTail(tail);
+        Packet p = SplitPoisoned(Packet(bytes), n);
         ASSERT_TRUE(p.has_tail());
         const FlowKey got = simple ? ParseSimple(p) : Parse(p);
         EXPECT_EQ(KeyFields(got), KeyFields(want)) << got.ToString() << " / " << want.ToString();

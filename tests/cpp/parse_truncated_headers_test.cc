@@ -35,6 +35,7 @@ namespace {
 using testing::H;
 using testing::Hex;
 using testing::kFrameG;
+using testing::SplitPoisoned;
 using testing::Sub;
 
 // Ethernet padding (to the 60-byte minimum, at least one byte): the L4
@@ -144,9 +145,7 @@ TEST(ParseTruncatedHeaders, CutIntoASharedTailTheyStopAlike) {
       const Result want = ParseAt(flat, entry);
       for (size_t n = 1; n < bytes.size(); n++) {
         SCOPED_TRACE(std::string(f.name) + ", " + Name(entry) + ", head " + std::to_string(n));
-        auto [head, tail] = Packet(bytes).TakeHeadShared(n);
-        Packet p(std::move(head));
-        p.AppendTail(tail);
+        Packet p = SplitPoisoned(Packet(bytes), n);
         const Result got = ParseAt(p, entry);
         EXPECT_EQ(got.has_l3, want.has_l3);
         EXPECT_EQ(got.has_l4, want.has_l4);

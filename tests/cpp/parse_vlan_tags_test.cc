@@ -28,6 +28,7 @@ namespace {
 
 using testing::H;
 using testing::Hex;
+using testing::SplitPoisoned;
 
 const std::string kIpTcp =
     "45000028000100004006037bc0a87b02c0a87b01 d47814510000000000000000501020002fb60000";
@@ -139,9 +140,7 @@ TEST(ParseVlanTags, TagsRunningIntoASharedTailParseAsTheFlatBytes) {
       for (size_t n = 1; n < bytes.size(); n++) {
         SCOPED_TRACE(hex->substr(24, 8) + (simple ? " simple" : " miniflow") + ", head " +
                      std::to_string(n));
-        auto [head, tail] = Packet(bytes).TakeHeadShared(n);
-        Packet p(std::move(head));
-        p.AppendTail(tail);
+        Packet p = SplitPoisoned(Packet(bytes), n);
         const FlowKey got = ParseWith(p, simple);
         EXPECT_EQ(got.dl_type, want.dl_type);
         EXPECT_EQ(got.has_vlan, want.has_vlan);

@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "offlab/net/bytes.h"
 #include "offlab/net/packet.h"
+#include "offlab/net/payload.h"
 #include "offlab/ovs/parse.h"
 #include "offlab/ovs/tunnel.h"
 
@@ -116,6 +118,35 @@ inline std::string R7Segment(int k) {
 inline void Put16(Bytes& f, size_t ofs, uint16_t v) {
   f[ofs] = static_cast<uint8_t>(v >> 8);
   f[ofs + 1] = static_cast<uint8_t>(v);
+}
+
+// `flat` with only its first n bytes in the head and the rest a shared tail
+// (offlab/net/packet.h), every offset, status and metadata field kept. The
+// head's buffer past byte n holds the complement of each real byte, so code
+// that reads a byte from the head before making sure it is there (Linear)
+// reads a wrong value, not the right one by luck.
+inline Packet SplitPoisoned(const Packet& flat, size_t n) {
+  const Bytes real = flat.bytes();
+  n = std::min(n, real.size());
+  Bytes b = real;
+  for (size_t i = n; i < b.size(); i++) b[i] = static_cast<uint8_t>(~b[i]);
+  Packet p(b);
+  p.Resize(n);
+  if (n < real.size()) {
+    Rope tail;
+    tail.Append(Slice{PayloadBuf::Copy(real.data() + n, real.size() - n), 0, real.size() - n});
+    p.AppendTail(tail);
+  }
+  p.l2_5_ofs = flat.l2_5_ofs;
+  p.l3_ofs = flat.l3_ofs;
+  p.l4_ofs = flat.l4_ofs;
+  p.inner_l2_ofs = flat.inner_l2_ofs;
+  p.inner_l3_ofs = flat.inner_l3_ofs;
+  p.inner_l4_ofs = flat.inner_l4_ofs;
+  p.offloads = flat.offloads;
+  p.tso_segsz = flat.tso_segsz;
+  p.md = flat.md;
+  return p;
 }
 
 // --- oracle --------------------------------------------------------------
