@@ -277,8 +277,16 @@ bool Match::Matches(const FlowKey& key, const PacketMetadata& md) const {
   if (nw_proto && (!key.has_l3 || *nw_proto != key.nw_proto)) return false;
   if (nw_src && (!key.has_l3 || *nw_src != key.nw_src)) return false;
   if (nw_dst && (!key.has_l3 || *nw_dst != key.nw_dst)) return false;
-  if (tp_src && (!key.has_l4 || *tp_src != key.tp_src)) return false;
-  if (tp_dst && (!key.has_l4 || *tp_dst != key.tp_dst)) return false;
+  // The lookup sees zero transport fields where the packet has none (a later
+  // fragment, an L4 header cut short: miniflow_extract leaves them out, and
+  // the classifier reads a missing field as 0) and, with the default
+  // frag_handling "normal", for every fragment, the first one too
+  // (openvswitch/ovs v3.1.0 ofproto/ofproto-dpif.c:4460-4465
+  // rule_dpif_lookup_from_table; checked with ovs-vswitchd 3.1.0, ovs-diff
+  // case fragment-ports).
+  const bool ports = key.has_l4 && (key.nw_frag & frag::kAny) == 0;
+  if (tp_src && *tp_src != (ports ? key.tp_src : 0)) return false;
+  if (tp_dst && *tp_dst != (ports ? key.tp_dst : 0)) return false;
   // A packet that came from no tunnel has all-zero tunnel fields, and a match
   // on zero takes it: pkt_metadata_init clears the tunnel destination, and a
   // flow without one has no tunnel in its miniflow, which the classifier reads
