@@ -274,14 +274,20 @@ bool Match::simple() const {
 bool Match::Matches(const FlowKey& key, const PacketMetadata& md) const {
   if (in_port && *in_port != md.in_port) return false;
   if (dl_type && *dl_type != key.dl_type) return false;
-  if (nw_proto && (!key.has_l3 || *nw_proto != key.nw_proto)) return false;
-  if (nw_src && (!key.has_l3 || *nw_src != key.nw_src)) return false;
-  if (nw_dst && (!key.has_l3 || *nw_dst != key.nw_dst)) return false;
+  // A packet without a complete IP header has no network fields in its flow,
+  // and the classifier reads missing fields as 0 (ipv4_sanity_check and
+  // ipv6_sanity_check failing jump to `out`, openvswitch/ovs v3.1.0
+  // lib/flow.c:882-887 and 915-920; checked with ovs-vswitchd 3.1.0, ovs-diff
+  // case ip-header-incomplete).
+  const IpAddr none{};
+  if (nw_proto && *nw_proto != (key.has_l3 ? key.nw_proto : 0)) return false;
+  if (nw_src && *nw_src != (key.has_l3 ? key.nw_src : none)) return false;
+  if (nw_dst && *nw_dst != (key.has_l3 ? key.nw_dst : none)) return false;
   // The lookup sees zero transport fields where the packet has none (a later
   // fragment, an L4 header cut short: miniflow_extract leaves them out, and
   // the classifier reads a missing field as 0) and, with the default
   // frag_handling "normal", for every fragment, the first one too
-  // (openvswitch/ovs v3.1.0 ofproto/ofproto-dpif.c:4460-4465
+  // (openvswitch/ovs v3.1.0 ofproto/ofproto-dpif.c:4460-4466
   // rule_dpif_lookup_from_table; checked with ovs-vswitchd 3.1.0, ovs-diff
   // case fragment-ports).
   const bool ports = key.has_l4 && (key.nw_frag & frag::kAny) == 0;
@@ -293,8 +299,8 @@ bool Match::Matches(const FlowKey& key, const PacketMetadata& md) const {
   // as zeros (openvswitch/ovs v3.1.0 lib/packets.h pkt_metadata_init,
   // lib/flow.c miniflow_extract; checked with ovs-vswitchd 3.1.0, ovs-diff
   // case tunnel-fields-zero).
-  const TunnelMetadata none;
-  const TunnelMetadata& tnl = md.tunnel.present ? md.tunnel : none;
+  const TunnelMetadata no_tunnel;
+  const TunnelMetadata& tnl = md.tunnel.present ? md.tunnel : no_tunnel;
   if (tun_id && *tun_id != tnl.key) return false;
   if (tun_src && *tun_src != tnl.src) return false;
   if (tun_dst && *tun_dst != tnl.dst) return false;

@@ -158,13 +158,19 @@ struct L3L4 {
     // Walk the extension headers the datapath understands (parse_ipv6_ext_hdrs__,
     // OVS d6a632a9b lib/flow.c:487-578), AH (51) among them.
     constexpr uint8_t kProtoAh = 51;
+    // A walk that fails leaves the flow with the addresses but no nw_frag,
+    // nw_tos, nw_ttl or nw_proto: miniflow_extract jumps to `out` before
+    // pushing them (openvswitch/ovs v3.1.0 lib/flow.c:949-953 and 1002-1003;
+    // checked with ovs-vswitchd 3.1.0, ovs-diff case ip-header-incomplete).
+    // (nw_proto is set only after the walk.)
+    auto ext_fail = [&key, &r](const char* why) {
+      key.error = why;
+      key.nw_tos = key.nw_ttl = key.nw_frag = 0;
+      return r;
+    };
     while (nh == hdr::kProtoHopByHop || nh == hdr::kProtoRouting || nh == hdr::kProtoDestOpts ||
            nh == hdr::kProtoFragment || nh == kProtoAh) {
-      if (end - q < 8) {
-        key.error = "ipv6: extension header truncated";
-        key.nw_proto = nh;
-        return r;
-      }
+      if (end - q < 8) return ext_fail("ipv6: extension header truncated");
       if (beyond(q + 8)) return r;
       if (nh == hdr::kProtoFragment) {
         uint16_t off = GetBe16(d + q + 2);
@@ -182,11 +188,7 @@ struct L3L4 {
       }
       // AH's length is in 32-bit words minus 2 (RFC 4302 section 2.2).
       size_t len = nh == kProtoAh ? (d[q + 1] + 2u) * 4u : (d[q + 1] + 1u) * 8u;
-      if (len > end - q) {
-        key.error = "ipv6: extension header exceeds payload";
-        key.nw_proto = nh;
-        return r;
-      }
+      if (len > end - q) return ext_fail("ipv6: extension header exceeds payload");
       nh = d[q];
       q += len;
     }
