@@ -4,7 +4,12 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
 
+#include "flow_ct_state.h"
 #include "offlab/net/error.h"
 #include "offlab/net/headers.h"
 
@@ -45,31 +50,6 @@ uint64_t ParseNumber(const std::string& s, uint64_t max, const std::string& what
 }
 
 std::array<uint8_t, 4> V4(const IpAddr& a) { return {a[0], a[1], a[2], a[3]}; }
-
-// ct_state=+trk+new-est
-void ParseCtState(const std::string& v, Match& m) {
-  size_t i = 0;
-  while (i < v.size()) {
-    char sign = v[i];
-    if (sign != '+' && sign != '-') throw Error("ct_state: expected +flag or -flag in '" + v + "'");
-    size_t j = i + 1;
-    while (j < v.size() && v[j] != '+' && v[j] != '-') j++;
-    std::string f = v.substr(i + 1, j - i - 1);
-    uint32_t bit = f == "new"    ? ct::kNew
-                   : f == "est"  ? ct::kEstablished
-                   : f == "rel"  ? ct::kRelated
-                   : f == "rpl"  ? ct::kReplyDir
-                   : f == "inv"  ? ct::kInvalid
-                   : f == "trk"  ? ct::kTracked
-                   : f == "snat" ? ct::kSrcNat
-                   : f == "dnat" ? ct::kDstNat
-                                 : 0;
-    if (!bit) throw Error("ct_state: unknown flag '" + f + "'");
-    m.ct_state_mask |= bit;
-    if (sign == '+') m.ct_state_value |= bit;
-    i = j;
-  }
-}
 
 NatSpec ParseNat(const std::string& inner) {
   NatSpec n;
@@ -368,7 +348,7 @@ Rule ParseRule(const std::string& text, const PortResolver& ports) {
     else if (k == "tun_dst" || k == "tun_ipv6_dst")
       r.match.tun_dst = ParseIp(v, &v6);
     else if (k == "ct_state")
-      ParseCtState(v, r.match);
+      flow_syntax::ParseCtState(v, r.match);
     else if (k == "ct_zone")
       r.match.ct_zone = static_cast<uint16_t>(ParseNumber(v, 65535, k));
     else
