@@ -54,7 +54,7 @@ std::unique_ptr<Pipeline> MakePipeline(TunnelType type, bool ipv6, bool csum, ui
   br->AddFlow("priority=95,in_port=p1,icmp,actions=ct(commit,nat(dst=10.9.9.9),table=2)");
   br->AddFlow("priority=20,in_port=p1,ip,actions=ct(commit,nat(src=10.1.1.1:99),table=2)");
   br->AddFlow("table=2,ct_state=+trk+inv,actions=drop");
-  br->AddFlow("table=2,actions=ct(nat),output:p2");
+  br->AddFlow("table=2,ip,actions=ct(nat),output:p2");
   br->AddFlow("priority=10,in_port=p1,actions=dec_ttl,set_ecn_ce,output:p2");
   return br;
 }

@@ -18,6 +18,7 @@
 
 #include <string>
 
+#include "flow_test_util.h"
 #include "offlab/net/bytes.h"
 #include "offlab/ovs/conntrack.h"
 #include "offlab/ovs/flow.h"
@@ -25,6 +26,8 @@
 
 namespace offlab {
 namespace {
+
+using testing::CtAction;
 
 const std::string kSyn6Frag =
     "02000000000202000000000186dd60000000001c2c4020010db800000000000000000000000120010db80000"
@@ -67,30 +70,25 @@ Packet First(const std::string& hdr, CsumStatus l4 = CsumStatus::kUnknown) {
   return Frame(hdr + kTcpHdr, Payload(0, 1180), l4);
 }
 
-CtSpec Spec(const std::string& args) {
-  return ParseRule("actions=ct(" + args + ")", [](const std::string&) -> uint32_t { return 1; })
-      .actions.at(0)
-      .ct;
-}
-
 constexpr uint32_t kTrk = ct::kTracked;
 
 TEST(CtFragmentUntracked, Ipv6FragmentIsInvalid) {
   Conntrack ct;
   Packet p = Frame(kSyn6Frag);
-  ASSERT_TRUE(ct.Execute(p, Spec("commit")));
+  ASSERT_TRUE(ct.Execute(p, CtAction("commit")));
   EXPECT_EQ(p.md.ct_state, kTrk | ct::kInvalid);
   EXPECT_EQ(ct.connections(), 0u);
 }
 
 TEST(CtFragmentUntracked, Ipv4FirstFragmentIpfDidNotHoldIsInvalid) {
   Conntrack ct(IpfConfig{.max_fragments = 1});
-  EXPECT_TRUE(ct.Execute(PacketBatch{First(kFrag0Hdr77)}, Spec("commit")).empty());
+  EXPECT_TRUE(ct.Execute(PacketBatch{First(kFrag0Hdr77)}, CtAction("commit")).empty());
   ASSERT_EQ(ct.held_fragments(), 1u);
   // nfrag_max reached: ipf leaves the next fragment in the batch, as it was.
   // Its TCP header is complete and the NIC vouched for it (l4 good), but
   // IP_IS_FRAGMENT sees MF: invalid all the same.
-  PacketBatch out = ct.Execute(PacketBatch{First(kFrag0Hdr78, CsumStatus::kGood)}, Spec("commit"));
+  PacketBatch out =
+      ct.Execute(PacketBatch{First(kFrag0Hdr78, CsumStatus::kGood)}, CtAction("commit"));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(ToHex(out[0].bytes()).substr(0, kFrag0Hdr78.size()), kFrag0Hdr78);
   EXPECT_EQ(out[0].md.ct_state, kTrk | ct::kInvalid);
@@ -101,8 +99,8 @@ TEST(CtFragmentUntracked, Ipv4FirstFragmentIpfDidNotHoldIsInvalid) {
 TEST(CtFragmentUntracked, ClearForgetsConnectionsAndHeldFragments) {
   Conntrack ct;
   Packet udp = Frame(kUdp);
-  ASSERT_TRUE(ct.Execute(udp, Spec("commit")));
-  EXPECT_TRUE(ct.Execute(PacketBatch{First(kFrag0Hdr77)}, Spec("commit")).empty());
+  ASSERT_TRUE(ct.Execute(udp, CtAction("commit")));
+  EXPECT_TRUE(ct.Execute(PacketBatch{First(kFrag0Hdr77)}, CtAction("commit")).empty());
   ASSERT_EQ(ct.connections(), 1u);
   ASSERT_EQ(ct.held_fragments(), 1u);
 
@@ -111,11 +109,11 @@ TEST(CtFragmentUntracked, ClearForgetsConnectionsAndHeldFragments) {
   EXPECT_EQ(ct.held_fragments(), 0u);
   // The reply finds no connection: new, not est+rpl.
   Packet reply = Frame(kUdpReply);
-  ASSERT_TRUE(ct.Execute(reply, Spec("")));
+  ASSERT_TRUE(ct.Execute(reply, CtAction("")));
   EXPECT_EQ(reply.md.ct_state, kTrk | ct::kNew);
   // The last fragment alone completes nothing: fragment 0 is gone.
   EXPECT_TRUE(
-      ct.Execute(PacketBatch{Frame(kFrag1Hdr77, Payload(1180, 2048))}, Spec("commit")).empty());
+      ct.Execute(PacketBatch{Frame(kFrag1Hdr77, Payload(1180, 2048))}, CtAction("commit")).empty());
   EXPECT_EQ(ct.held_fragments(), 1u);
 }
 

@@ -17,6 +17,7 @@
 
 #include <string>
 
+#include "flow_test_util.h"
 #include "offlab/net/bytes.h"
 #include "offlab/ovs/conntrack.h"
 #include "offlab/ovs/flow.h"
@@ -25,6 +26,8 @@
 
 namespace offlab {
 namespace {
+
+using testing::CtAction;
 
 // E/SYN
 const std::string kSyn =
@@ -109,16 +112,10 @@ const std::string kUdp6ErrUnnat =
 
 constexpr uint32_t kTrk = ct::kTracked;
 
-CtSpec Spec(const std::string& args) {
-  return ParseRule("actions=ct(" + args + ")", [](const std::string&) -> uint32_t { return 1; })
-      .actions.at(0)
-      .ct;
-}
-
 Packet Track(Conntrack& ct, const std::string& hex, const std::string& args) {
   Packet p(FromHex(hex));
   Parse(p);
-  EXPECT_TRUE(ct.Execute(p, Spec(args), nullptr));
+  EXPECT_TRUE(ct.Execute(p, CtAction(args), nullptr));
   return p;
 }
 

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "flow_test_util.h"
 #include "offlab/net/bytes.h"
 #include "offlab/ovs/conntrack.h"
 #include "offlab/ovs/flow.h"
@@ -25,8 +26,7 @@ const std::string kSyn6 =
 uint32_t Commit(Conntrack& ct, const Bytes& frame) {
   Packet p(frame);
   Parse(p);
-  const Rule r = ParseRule("actions=ct(commit)", [](const std::string&) -> uint32_t { return 1; });
-  EXPECT_TRUE(ct.Execute(p, r.actions.at(0).ct, nullptr));
+  EXPECT_TRUE(ct.Execute(p, testing::CtAction("commit"), nullptr));
   return p.md.ct_state;
 }
 

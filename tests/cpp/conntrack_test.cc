@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "flow_test_util.h"
 #include "offlab/net/bytes.h"
 #include "offlab/net/checksum.h"
 #include "offlab/net/error.h"
@@ -32,6 +33,8 @@
 
 namespace offlab {
 namespace {
+
+using testing::CtAction;
 
 // E = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02"), ER the reverse.
 
@@ -221,15 +224,9 @@ Packet Make(const std::string& hex, CsumStatus ip = CsumStatus::kUnknown,
   return p;
 }
 
-// The ct() action as the flow syntax writes it, e.g. "commit,nat(dst=10.0.0.9)".
-CtSpec Spec(const std::string& args) {
-  Rule r = ParseRule("actions=ct(" + args + ")", [](const std::string&) -> uint32_t { return 1; });
-  return r.actions.at(0).ct;
-}
-
 // Runs ct on one packet that is not a fragment.
 Packet Track(Conntrack& ct, Packet p, const std::string& args, Counters* c = nullptr) {
-  EXPECT_TRUE(ct.Execute(p, Spec(args), c));
+  EXPECT_TRUE(ct.Execute(p, CtAction(args), c));
   return p;
 }
 
@@ -681,7 +678,7 @@ TEST(Ipf, NonFragmentsAreLeftToConntrack) {
 TEST(Ipf, FragmentsReassembledNatedAndReleased) {
   Conntrack ct;
   Counters c;
-  const CtSpec spec = Spec("commit,nat(dst=10.0.0.9:5353)");
+  const CtSpec spec = CtAction("commit,nat(dst=10.0.0.9:5353)");
   // Out of order: last, first, middle.
   EXPECT_TRUE(ct.Execute(PacketBatch{Make(ToHex(Frag(kFragHdr, 2)))}, spec, &c).empty());
   EXPECT_EQ(ct.held_fragments(), 1u);
@@ -717,7 +714,7 @@ TEST(Ipf, FragmentChecksumValidation) {
     Conntrack ct;
     Counters c;
     Packet p = Make(ToHex(frag0), CsumStatus::kBad);
-    ASSERT_TRUE(ct.Execute(p, Spec("commit"), &c));
+    ASSERT_TRUE(ct.Execute(p, CtAction("commit"), &c));
     EXPECT_EQ(p.md.ct_state, kTrk | ct::kInvalid);
     EXPECT_EQ(c.Get("ipf_l3csum_checked"), 0u);
     EXPECT_EQ(c.Get("ipf_l3csum_err"), 1u);
@@ -728,7 +725,7 @@ TEST(Ipf, FragmentChecksumValidation) {
     Conntrack ct;
     Counters c;
     Packet p = Make(Replace(ToHex(frag0), "ff1c", "ff1d"));
-    ASSERT_TRUE(ct.Execute(p, Spec("commit"), &c));
+    ASSERT_TRUE(ct.Execute(p, CtAction("commit"), &c));
     EXPECT_EQ(p.md.ct_state, kTrk | ct::kInvalid);
     EXPECT_EQ(p.offloads.ip(), CsumStatus::kBad);
     EXPECT_EQ(c.Get("ipf_l3csum_checked"), 1u);
@@ -739,7 +736,7 @@ TEST(Ipf, FragmentChecksumValidation) {
     Conntrack ct;
     Counters c;
     Packet p = Make(ToHex(frag0), CsumStatus::kGood);
-    EXPECT_FALSE(ct.Execute(p, Spec("commit"), &c));
+    EXPECT_FALSE(ct.Execute(p, CtAction("commit"), &c));
     EXPECT_EQ(c.Get("ipf_l3csum_checked"), 0u);
     EXPECT_EQ(ct.held_fragments(), 1u);
   }
@@ -748,18 +745,18 @@ TEST(Ipf, FragmentChecksumValidation) {
 TEST(Ipf, DuplicateAndTooSmallFragmentsAreInvalid) {
   Conntrack ct;
   Packet a = Make(ToHex(Frag(kFragHdr, 0)));
-  EXPECT_FALSE(ct.Execute(a, Spec("")));
+  EXPECT_FALSE(ct.Execute(a, CtAction("")));
   Packet b = Make(ToHex(Frag(kFragHdr, 0)));
-  ASSERT_TRUE(ct.Execute(b, Spec("")));
+  ASSERT_TRUE(ct.Execute(b, CtAction("")));
   EXPECT_EQ(b.md.ct_state, kTrk | ct::kInvalid);
 
   Conntrack strict(IpfConfig{.min_v4_frag_size = 1500});
   Packet c = Make(ToHex(Frag(kFragHdr, 0)));
-  ASSERT_TRUE(strict.Execute(c, Spec("")));
+  ASSERT_TRUE(strict.Execute(c, CtAction("")));
   EXPECT_EQ(c.md.ct_state, kTrk | ct::kInvalid);
   // The last fragment may be short.
   Packet d = Make(ToHex(Frag(kFragHdr, 2)));
-  EXPECT_FALSE(strict.Execute(d, Spec("")));
+  EXPECT_FALSE(strict.Execute(d, CtAction("")));
 }
 
 TEST(Ipf, SinglePacketFormCannotReturnSeveral) {
@@ -767,9 +764,9 @@ TEST(Ipf, SinglePacketFormCannotReturnSeveral) {
   Packet a = Make(ToHex(Frag(kFragHdr, 0)));
   Packet b = Make(ToHex(Frag(kFragHdr, 1)));
   Packet c = Make(ToHex(Frag(kFragHdr, 2)));
-  EXPECT_FALSE(ct.Execute(a, Spec("")));
-  EXPECT_FALSE(ct.Execute(b, Spec("")));
-  EXPECT_THROW(ct.Execute(c, Spec("")), Error);
+  EXPECT_FALSE(ct.Execute(a, CtAction("")));
+  EXPECT_FALSE(ct.Execute(b, CtAction("")));
+  EXPECT_THROW(ct.Execute(c, CtAction("")), Error);
 }
 
 // --- Pipeline -------------------------------------------------------------
@@ -854,7 +851,7 @@ TEST(CtMalformed, TruncatedFramesAreInvalidAndDoNotCrash) {
       SCOPED_TRACE(hex.substr(0, 40) + " cut at " + std::to_string(n));
       Packet p(full.data(), n);
       Parse(p);
-      PacketBatch out = ct.Execute(PacketBatch{p}, Spec("commit,nat(dst=10.0.0.9:8080)"));
+      PacketBatch out = ct.Execute(PacketBatch{p}, CtAction("commit,nat(dst=10.0.0.9:8080)"));
       ASSERT_EQ(out.size(), 1u);
       EXPECT_EQ(out[0].md.ct_state, kTrk | ct::kInvalid);
     }
@@ -884,13 +881,14 @@ TEST(CtMalformed, StaleOffsetsAndRandomBytesDoNotCrash) {
     Packet p(b);
     p.offloads.set_word(static_cast<uint32_t>(rng()) & 0x7f98);
     Parse(p);
-    PacketBatch out = ct.Execute(PacketBatch{p}, Spec(i % 2 ? "nat" : "commit,nat(src=10.9.9.9)"));
+    PacketBatch out =
+        ct.Execute(PacketBatch{p}, CtAction(i % 2 ? "nat" : "commit,nat(src=10.9.9.9)"));
     ASSERT_LE(out.size(), 3u);
   }
   Pipeline br;
   br.AddPort({.name = "p1"});
   br.AddPort({.name = "p2"});
-  br.AddFlow("in_port=p1,actions=ct(commit,nat(dst=10.0.0.9)),output:p2");
+  br.AddFlow("in_port=p1,ip,actions=ct(commit,nat(dst=10.0.0.9)),output:p2");
   const Bytes err = FromHex(kIcmpErr);
   for (size_t n = 0; n <= err.size(); n++) {
     br.Receive("p1", Bytes(err.begin(), err.begin() + n));

@@ -35,7 +35,9 @@ inline std::string FlowRefusal(const std::string& text) {
 
 // The ct(...) action with these arguments.
 inline CtSpec CtAction(const std::string& args) {
-  return ParseFlow("actions=ct(" + args + ")").actions.at(0).ct;
+  // ct() needs an IP match (check_CT); alg=ftp a TCP one.
+  const char* match = args.find("alg=ftp") != std::string::npos ? "tcp," : "ip,";
+  return ParseFlow(match + std::string("actions=ct(") + args + ")").actions.at(0).ct;
 }
 
 // ct(args) on the frame `hex`: the packet's ct_state after it.

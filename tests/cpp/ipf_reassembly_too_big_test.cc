@@ -47,7 +47,7 @@ TEST(IpfReassemblyTooBig, FragmentsOfAnOversizedDatagramAreDropped) {
 
   Conntrack ct;
   const CtSpec spec =
-      ParseRule("actions=ct(commit)", [](const std::string&) -> uint32_t { return 1; })
+      ParseRule("ip,actions=ct(commit)", [](const std::string&) -> uint32_t { return 1; })
           .actions.at(0)
           .ct;
   EXPECT_TRUE(ct.Execute(PacketBatch{first}, spec).empty());

@@ -357,6 +357,19 @@ Rule ParseRule(const std::string& text, const PortResolver& ports) {
   for (const std::string& a : SplitTopLevel(actions, ','))
     r.actions.push_back(ParseAction(a, ports));
   if (r.actions.empty()) throw Error("flow '" + text + "': no actions");
+  // ct() against its flow's match, as check_CT refuses it with
+  // OFPBAC_MATCH_INCONSISTENT (openvswitch/ovs v3.1.0 lib/ofp-actions.c:6876-6889;
+  // each checked with ovs-ofctl 3.1.0 parse-flow).
+  for (const Action& a : r.actions) {
+    if (a.type != ActionType::kCt) continue;
+    const std::string bad = "flow '" + text + "': ct() ";
+    if (r.match.dl_type != hdr::kEthTypeIpv4 && r.match.dl_type != hdr::kEthTypeIpv6)
+      throw Error(bad + "needs an ip or ipv6 match");
+    if (a.ct.commit && (r.match.ct_state_value & ct::kInvalid))
+      throw Error(bad + "cannot commit a flow that matches ct_state +inv");
+    if (a.ct.alg_ftp && r.match.nw_proto != hdr::kProtoTcp)
+      throw Error(bad + "with alg=ftp needs a tcp match");
+  }
   return r;
 }
 
