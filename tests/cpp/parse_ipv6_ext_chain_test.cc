@@ -73,7 +73,8 @@ const Row kRows[] = {
     // 14 + 40 + 3 * 8.
     {"hbh-dstopts-first-fragment", kChain, 17, 1, true, 78},
     {"atomic-fragment", kAtomic, 17, 0, true, 62},
-    {"later-fragment", kLater, 44, 3, false, kNoOffset},
+    // The data after the fragment header (lib/flow.c:1001 sets l4_ofs first).
+    {"later-fragment", kLater, 44, 3, false, 62},
     {"dstopts-filling-the-payload", kDestOptsFilling, 59, 0, false, 62},
     // 14 + 40 + 24.
     {"ah", kAh, 17, 0, true, 78},

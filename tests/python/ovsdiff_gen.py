@@ -4,8 +4,11 @@ outputs by name, number and `output:`, resubmit, ct with and without
 commit/nat/table, NORMAL, output to a VXLAN, Geneve or GRE tunnel port over an
 IPv4 or IPv6 underlay with the outer checksum on, off or by default) and frames
 (TCP/UDP/ICMP over IPv4/IPv6, good and bad checksums, IPv4 options, small and odd
-sizes; tunnel frames to decapsulate, with good or bad outer checksums). Frames
-are built with scapy.
+sizes, fragments, frames cut short and IP lengths that disagree with the frame;
+tunnel frames to decapsulate, with good or bad outer checksums), and flow tables
+of prioritised matches on the network and transport fields (zero included, as a
+fragment or a cut-short header is looked up) and on ct_state in each of its
+forms. Frames are built with scapy.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 from scapy.contrib.geneve import GENEVE
 from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_RR
-from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6
+from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6, IPv6ExtHdrFragment
 from scapy.layers.l2 import GRE, Ether
 from scapy.layers.vxlan import VXLAN
 
@@ -50,7 +53,31 @@ def frames(draw: st.DrawFn) -> tuple[str, str, bytes]:
     else:
         l4p = ICMPv6EchoRequest(id=sport, seq=dport) if v6 else ICMP(type=8, id=sport, seq=dport)
     payload = draw(st.binary(min_size=0, max_size=64))
+    shape = draw(st.sampled_from(("whole",) * 6 + ("first", "later", "cut", "long")))
+    if shape in ("first", "later"):
+        # A fragment: MF and offset 0, or an offset (the bytes after the IP
+        # header are then payload to OVS, not an L4 header).
+        off = 0 if shape == "first" else draw(st.integers(1, 64))
+        if v6:
+            l3 = l3 / IPv6ExtHdrFragment(
+                offset=off, m=int(shape == "first"), id=draw(st.integers(0, 0xFFFF))
+            )
+        else:
+            l3.flags, l3.frag = (
+                ("MF" if shape == "first" else draw(st.sampled_from(("", "MF")))),
+                off,
+            )
     raw = bytearray(bytes(Ether(src=src, dst=dst) / l3 / l4p / payload))
+    if shape == "cut":
+        raw = raw[: draw(st.integers(14, len(raw) - 1))]
+    elif shape == "long":
+        # The IP length field claims more than the frame holds.
+        at = 14 + (4 if v6 else 2)
+        raw[at : at + 2] = (
+            int.from_bytes(raw[at : at + 2], "big") + draw(st.integers(1, 40))
+        ).to_bytes(2, "big")
+    if shape != "whole":
+        return ("ipv6" if v6 else "ip", l4, bytes(raw))
     if draw(st.integers(0, 3)) == 0:
         # A wrong checksum: IPv4 header or L4 (the byte after the L4 header start).
         ihl = 0 if v6 else (raw[14] & 0xF) * 4
@@ -163,7 +190,11 @@ def cases(draw: st.DrawFn) -> Case:
     rw_l4 = l4 if match == proto else "none"
     acts: list[str] = [_rewrite(draw, l3, rw_l4) for _ in range(draw(st.integers(0, 3)))]
     flows = []
-    shape = draw(st.sampled_from(("plain", "resubmit", "ct", "ct_table", "normal", "tunnel")))
+    shape = draw(
+        st.sampled_from(("plain", "resubmit", "ct", "ct_table", "normal", "tunnel", "match"))
+    )
+    if shape == "match":
+        return _match_case(draw, l3, l4, frame)
     tunnel: dict[str, Any] | None = None
     underlay: dict[str, Any] = {}
     if shape == "resubmit":
@@ -219,3 +250,89 @@ def cases(draw: st.DrawFn) -> Case:
             _, _, inner = draw(frames())
             frame_list.append({"port": "p0", "hex": _encapsulated(draw, tunnel, inner).hex()})
     return case_from_dict(raw, "generated")
+
+
+# Addresses a match may ask for: the frames' own and the all-zero one.
+MATCH_ADDRS = {False: (*V4, "0.0.0.0"), True: (*V6, "::")}
+CT_STATES = (
+    "+trk",
+    "-trk",
+    "+new",
+    "+trk+new",
+    "+trk-new",
+    "+inv",
+    "+est",
+    "trk",
+    "new|trk",
+    "inv|trk",
+    "0x21/0x21",
+    "0x20/0x3f",
+    "0x21",
+)
+
+
+def _match_field(draw: st.DrawFn, l3: str, l4: str, frame: bytes) -> str:
+    """A match on one field, with its prerequisites, often on the frame's own
+    value or zero."""
+    v6 = l3 == "ipv6"
+    proto = {"tcp": 6, "udp": 17, "icmp": 58 if v6 else 1}[l4]
+    l4name = l4 + ("6" if v6 else "")
+    kind = draw(st.sampled_from(("nw_proto", "nw_src", "nw_dst", "tp_src", "tp_dst", "l3", "l4")))
+    if kind == "l3":
+        return l3
+    if kind == "l4":
+        return l4name
+    if kind == "nw_proto":
+        return f"{l3},nw_proto={draw(st.sampled_from((proto, 0, 6, 17, 44, 60)))}"
+    if kind in ("nw_src", "nw_dst"):
+        field = ("ipv6_" + kind[3:]) if v6 else kind
+        return f"{l3},{field}={draw(st.sampled_from(MATCH_ADDRS[v6]))}"
+    # A port: the frame's own (read where an L4 header would start), 0 or another.
+    at = 14 + (40 if v6 else (frame[14] & 0xF) * 4 if len(frame) > 14 else 20)
+    own = int.from_bytes(
+        frame[at + (0 if kind == "tp_src" else 2) : at + (2 if kind == "tp_src" else 4)] or b"\0",
+        "big",
+    )
+    if l4 == "icmp":
+        own = frame[at + (0 if kind == "tp_src" else 1)] if len(frame) > at + 1 else 0
+    return f"{l4name},{kind}={draw(st.sampled_from((own, 0, 80)))}"
+
+
+def _match_case(draw: st.DrawFn, l3: str, l4: str, frame: bytes) -> Case:
+    """Prioritised flows, each matching one or two fields and sending to its own
+    ports, a catch-all below them; perhaps behind ct(table=1) with ct_state."""
+    outs = ("p2", "p3", "p2,p3", "drop")
+    table = 0
+    flows = []
+    if draw(st.booleans()):
+        flows.append(f"priority=100,{l3},actions=ct(table=1)")
+        table = 1
+    for prio in sorted(
+        draw(st.lists(st.integers(2, 99), min_size=1, max_size=4, unique=True)), reverse=True
+    ):
+        m = _match_field(draw, l3, l4, frame)
+        if draw(st.booleans()):
+            # A second field: an address, which needs nothing the first lacks.
+            v6 = l3 == "ipv6"
+            field = ("ipv6_" if v6 else "nw_") + draw(st.sampled_from(("src", "dst")))
+            addr = draw(st.sampled_from(MATCH_ADDRS[v6]))
+            if field not in m and field.replace("ipv6_", "nw_") not in m:
+                m += f",{field}={addr}"
+        if table and draw(st.booleans()):
+            m += f",ct_state={draw(st.sampled_from(CT_STATES))}"
+        flows.append(f"table={table},priority={prio},{m},actions={draw(st.sampled_from(outs))}")
+    flows.append(f"table={table},priority=1,actions={draw(st.sampled_from(outs[:2]))}")
+    frame_list = [{"port": "p1", "hex": frame.hex()}]
+    for _ in range(draw(st.integers(0, 2))):
+        _, _, more = draw(frames())
+        frame_list.append({"port": "p1", "hex": more.hex()})
+    return case_from_dict(
+        {
+            "name": f"generated: {flows[0]}",
+            "source": "tests/python/ovsdiff_gen.py",
+            "ports": {p: {"ofport": i + 1} for i, p in enumerate(PORTS)},
+            "flows": flows,
+            "frames": frame_list,
+        },
+        "generated",
+    )

@@ -199,6 +199,11 @@ struct L3L4 {
     return r;
   }
 
+  // The L4 offset is where the IP payload starts, whatever is there: a later
+  // fragment's data, a header cut short (miniflow_extract sets l4_ofs before
+  // looking at the L4 header, openvswitch/ovs v3.1.0 lib/flow.c:1001). Only a
+  // complete header gives ports, flags and the L4 protocol.
+  r.l4 = static_cast<uint16_t>(l4);
   if (key.nw_frag & frag::kLater) return r;  // no L4 header in later fragments
   const uint8_t* t = d + l4;
   switch (proto) {
@@ -252,11 +257,9 @@ struct L3L4 {
       key.tp_dst = t[1];
       break;
     default:
-      r.l4 = static_cast<uint16_t>(l4);  // opaque payload still has a start
-      return r;
+      return r;  // opaque payload: its start is the L4 offset
   }
   key.has_l4 = true;
-  r.l4 = static_cast<uint16_t>(l4);
   return r;
 }
 
@@ -335,7 +338,11 @@ bool ParseInner(Packet& p, uint16_t l2_ofs) {
   }
   p.inner_l2_ofs = l2_ofs;
   p.inner_l3_ofs = static_cast<uint16_t>(r.l3);
-  p.inner_l4_ofs = static_cast<uint16_t>(r.l4);
+  // A receiving NIC or GRO locates an inner L4 header only when there is one:
+  // not a later fragment's data or a header cut short, which the outer parse
+  // gives an L4 offset as miniflow_extract does.
+  const bool l4 = key.has_l4 || (key.error.empty() && !(key.nw_frag & frag::kLater));
+  p.inner_l4_ofs = l4 ? static_cast<uint16_t>(r.l4) : kNoOffset;
   if (r.proto() != L4Proto::kNone) p.offloads.set_l4_proto(r.proto(), Level::kInner);
   return r.l3 != kNoOffset;
 }
