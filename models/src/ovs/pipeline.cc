@@ -262,6 +262,23 @@ void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
     return Parse(copy);
   }();
   if (reparse && simple) counters_.Inc("simple_match_hit");
+  // A recirculated pass is a new translation with its own flow; the caller's
+  // comes back when it returns.
+  struct RestoreFlow {
+    XlateFlow& f;
+    XlateFlow v;
+    ~RestoreFlow() { f = v; }
+  } restore_flow{xlate_flow_, xlate_flow_};
+  if (reparse) {
+    xlate_flow_.ip = key.dl_type == hdr::kEthTypeIpv4 || key.dl_type == hdr::kEthTypeIpv6;
+    xlate_flow_.nw_proto = key.has_l3 ? key.nw_proto : 0;
+    xlate_flow_.nw_ttl = key.has_l3 ? key.nw_ttl : 0;
+    if (simple && xlate_flow_.ip && !xlate_flow_.nw_proto && key.has_l3) {
+      // The simple-match key holds no TTL; the translation's flow has it.
+      Packet copy = p;
+      xlate_flow_.nw_ttl = Parse(copy).nw_ttl;
+    }
+  }
   // A packet that misses the caches gets its hash now, unless it has one
   // (recirculated); the simple-match path computes none (openvswitch/ovs
   // d6a632a9b lib/dpif-netdev.c:7379-7399 dfc_processing).

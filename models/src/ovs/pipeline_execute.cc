@@ -34,27 +34,40 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
       case ActionType::kSetEth:
         SetEth(p, a.eth_src, a.eth_dst);
         break;
+      // IP and L4 rewrites change the flow; the datapath sees them only when
+      // the flow has an nw_proto (commit_set_nw_action and
+      // commit_set_port_action: "Check if 'flow' really has an L3 header",
+      // openvswitch/ovs v3.1.0 lib/odp-util.c:8341-8344, 8546-8549; checked
+      // with ovs-vswitchd 3.1.0, ovs-diff case no-nw-proto).
       case ActionType::kSetIpv4:
-        SetIpv4(p, a.ipv4);
+        if (a.ipv4.ttl) xlate_flow_.nw_ttl = *a.ipv4.ttl;
+        if (xlate_flow_.nw_proto) SetIpv4(p, a.ipv4);
         break;
       case ActionType::kSetIpv6:
-        SetIpv6(p, a.ipv6);
+        if (a.ipv6.hlimit) xlate_flow_.nw_ttl = *a.ipv6.hlimit;
+        if (xlate_flow_.nw_proto) SetIpv6(p, a.ipv6);
         break;
       case ActionType::kSetIpAny:
-        if (!SetIpv4(p, a.ipv4)) SetIpv6(p, a.ipv6);
+        if (a.ipv4.ttl) xlate_flow_.nw_ttl = *a.ipv4.ttl;
+        if (xlate_flow_.nw_proto && !SetIpv4(p, a.ipv4)) SetIpv6(p, a.ipv6);
         break;
       case ActionType::kSetL4Ports:
-        SetL4Ports(p, a.tp_src, a.tp_dst);
+        if (xlate_flow_.nw_proto) SetL4Ports(p, a.tp_src, a.tp_dst);
         break;
       case ActionType::kDecTtl:
-        if (!DecTtl(p)) {
+        // compose_dec_ttl (ofproto/ofproto-dpif-xlate.c): nothing for a flow
+        // that is not IP; the flow's TTL decremented while above 1, else the
+        // packet goes to the controller and the table's actions stop.
+        if (!xlate_flow_.ip) break;
+        if (xlate_flow_.nw_proto ? !DecTtl(p) : xlate_flow_.nw_ttl <= 1) {
           counters_.Inc("datapath_drop_ttl_exceeded");
           events_.push_back("drop: TTL exceeded");
           return;
         }
+        xlate_flow_.nw_ttl = static_cast<uint8_t>(xlate_flow_.nw_ttl - 1);
         break;
       case ActionType::kSetEcnCe:
-        SetEcnCe(p);
+        if (xlate_flow_.nw_proto) SetEcnCe(p);
         break;
       case ActionType::kTnlPush: {
         const Port& t = PortRef(a.port);

@@ -166,6 +166,13 @@ class Pipeline {
   uint32_t tx_calls_ = 0;
   int resubmits_ = 0;    // resubmits in progress: their callers still use the packet
   int xlate_depth_ = 0;  // resubmits nested in the current recirculation pass
+  // The current translation's flow where it can differ from the bytes: its
+  // nw_proto (0 when the packet has no L3 the flow could hold), whether it is
+  // IP, and its TTL as mod_nw_ttl and dec_ttl leave it.
+  struct XlateFlow {
+    uint8_t nw_proto = 0, nw_ttl = 0;
+    bool ip = false;
+  } xlate_flow_;
   TxTap tx_tap_;
   std::unique_ptr<Conntrack> conntrack_;
   std::string rx_name_;  // ReceivePacket's last port
