@@ -52,5 +52,24 @@ TEST(KernelProfileKeys, EachMissingRequiredKeyIsNamed) {
   EXPECT_NE(Error(base + k).find("missing key 'source'"), std::string::npos) << Error(base + k);
 }
 
+TEST(KernelProfileKeys, AKeyThatIsNotAScalarIsNamedAsSuch) {
+  const std::string base = BuiltinProfileTexts().at("dummy");
+  // YAML's complex key: a sequence as a mapping's key, in the kernel section
+  // and in one of its sourced values.
+  const std::string kernel =
+      "kernel:\n  driver: {value: ice, source: s}\n  features: {value: [rx-checksum], source: "
+      "s}\n  hw_enc_features: {value: [], source: s}\n  rx_csum: {value: unnecessary, source: "
+      "s}\n  tunnel_csum_level: {value: 1, source: s}\n  tunnels: {value: [vxlan], source: "
+      "s}\n  rx_buffers: {value: page_frags, source: s}\n  csum_err_stat: {value: x, source: "
+      "s}\n";
+  ASSERT_EQ(Error(base + kernel), "");
+  const std::string e = Error(base + kernel + "  ? [a, b]\n  : 1\n");
+  EXPECT_NE(e.find("'kernel' has a key that is not a scalar"), std::string::npos) << e;
+  std::string in_value = kernel;
+  in_value.replace(in_value.find("{value: x, source: s}"), 21, "{value: x, source: s, [c]: 2}");
+  const std::string e2 = Error(base + in_value);
+  EXPECT_NE(e2.find("has a key that is not a scalar"), std::string::npos) << e2;
+}
+
 }  // namespace
 }  // namespace offlab

@@ -20,11 +20,13 @@
 #include "offlab/ovs/send_prepare.h"
 #include "offlab/ovs/tunnel.h"
 #include "ovs_frames.h"
+#include "test_util.h"
 
 namespace offlab {
 namespace {
 
 using namespace testdata;
+using testing::Parsed;
 
 TunnelConfig Vxlan(bool csum, bool ipv6 = false, TunnelType type = TunnelType::kVxlan) {
   TunnelConfig t;
@@ -541,6 +543,21 @@ TEST(RowPushPlain, Srv6OuterIpv6IsUnknown) {
   EXPECT_EQ(ToHex(&w[54], 4), "04020400");  // SRH: carries IPv4, type 4, 0 left
   EXPECT_EQ(ToHex(&w[78], w.size() - 78), kG.substr(28));
   EXPECT_THROW(PushPlainEncap(p, Plain(PlainEncap::kSrv6, false)), Error);
+}
+
+// The SRH's next header names the carried packet's IP version
+// (openvswitch/ovs d6a632a9b lib/netdev-native-tnl.c:988-993
+// netdev_srv6_build_header: IPPROTO_IPIP for IPv4, IPPROTO_IPV6 for IPv6).
+TEST(RowPushPlain, Srv6CarryingIpv6SaysIpv6) {
+  // IPv6(src="fd00::2",dst="fd00::1")/TCP(sport=1000,dport=80,flags="A"), from scapy.
+  Packet p = Parsed(
+      "0a8f394fe0738abf7e2f058486dd6000000000140640fd000000000000000000000000000002"
+      "fd00000000000000000000000000000103e8005000000000000000005010200091980000");
+  PushPlainEncap(p, Plain(PlainEncap::kSrv6, true));
+  const Bytes w = p.bytes();
+  EXPECT_EQ(w[14 + 6], 43);                 // next header: routing
+  EXPECT_EQ(ToHex(&w[54], 4), "29020400");  // SRH: carries IPv6 (41), type 4, 0 left
+  EXPECT_EQ(w[78] >> 4, 6);
 }
 
 TEST(RowPushPlain, TsoIntoAnUnsupportedTypeIsDropped) {
