@@ -101,16 +101,23 @@ bool WalkIpv6(const uint8_t* ip, size_t size, uint8_t* proto, size_t* l4_off, bo
   uint8_t nh = ip[hdr::kIpv6NextOfs];
   size_t q = hdr::kIpv6Len;
   *frag = false;
+  // parse_ipv6_ext_hdrs (openvswitch/ovs v3.1.0 lib/flow.c:480-541): AH is
+  // walked by its own length, and a fragment header whose offset/flags word
+  // is zero (an atomic fragment) is no fragment (checked with ovs-vswitchd
+  // 3.1.0: such a datagram is tracked +new).
+  constexpr uint8_t kProtoAh = 51;
   while (nh == hdr::kProtoHopByHop || nh == hdr::kProtoRouting || nh == hdr::kProtoDestOpts ||
-         nh == hdr::kProtoFragment) {
+         nh == hdr::kProtoFragment || nh == kProtoAh) {
     if (size - q < 8) return false;
     if (nh == hdr::kProtoFragment) {
-      *frag = true;
+      const bool atomic = GetBe16(ip + q + 2) == 0;
       nh = ip[q];
       q += hdr::kIpv6FragHdrLen;
+      if (atomic) continue;
+      *frag = true;
       break;
     }
-    size_t len = (ip[q + 1] + 1u) * 8u;
+    size_t len = nh == kProtoAh ? (ip[q + 1] + 2u) * 4u : (ip[q + 1] + 1u) * 8u;
     if (len > size - q) return false;
     nh = ip[q];
     q += len;
@@ -750,9 +757,11 @@ void Tracker::Process(Packet& p, const CtSpec& spec, Counters* c) {
   p.md.ct_mark = 0;
 }
 
-bool IsIpv4(const Packet& p) {
+// ipf looks at IPv4 and IPv6 packets (both enabled by default: lib/ipf.c
+// ipf_init, ifp_v4_enabled and ifp_v6_enabled).
+bool IsIp(const Packet& p) {
   const uint8_t* l3 = p.l3();
-  return l3 && p.SizeFrom(p.l3_ofs) >= 1 && (l3[0] >> 4) == 4;
+  return l3 && p.SizeFrom(p.l3_ofs) >= 1 && ((l3[0] >> 4) == 4 || (l3[0] >> 4) == 6);
 }
 
 }  // namespace
@@ -775,7 +784,7 @@ PacketBatch Conntrack::Execute(PacketBatch batch, const CtSpec& spec, Counters* 
   std::vector<Work> work;
   work.reserve(batch.size());
   for (Packet& p : batch) {
-    if (IsIpv4(p)) {
+    if (IsIp(p)) {
       const Ipf::Verdict v = impl_->ipf.Validate(p, counters);
       if (v == Ipf::Verdict::kInvalid) {
         work.push_back({std::move(p), true, 0});

@@ -7,6 +7,7 @@
 #include "offlab/net/bytes.h"
 #include "offlab/net/checksum.h"
 #include "offlab/net/headers.h"
+#include "ipf_internal.h"
 #include "offlab/ovs/faults.h"
 #include "offlab/ovs/parse.h"
 #include "offlab/ovs/rewrite.h"
@@ -40,8 +41,11 @@ void WriteIpv4Word(Packet& p, size_t ofs, uint16_t value) {
 
 }  // namespace
 
+using namespace ipf_detail;
+
 Ipf::Ipf(IpfConfig cfg) : cfg_(cfg) {
   cfg_.min_v4_frag_size = std::max<uint16_t>(cfg_.min_v4_frag_size, 400);
+  cfg_.min_v6_frag_size = std::max<uint16_t>(cfg_.min_v6_frag_size, 400);
   const size_t per_frag = cfg_.min_v4_frag_size - kIpv4MaxHeader;
   max_list_size_ = (kIpv4MaxSize - kIpv4MaxHeader + per_frag - 1) / per_frag;
 }
@@ -54,6 +58,7 @@ Ipf::Verdict Ipf::Validate(Packet& p, Counters* counters) const {
     return Verdict::kInvalid;
   }
   const uint8_t* ip = p.l3();
+  if (ip && p.SizeFrom(p.l3_ofs) >= 1 && (ip[0] >> 4) == 6) return ValidateV6(p);
   const size_t l3_size = p.SizeFrom(p.l3_ofs);
   if (p.size() < hdr::kEthLen || !ip || l3_size < hdr::kIpv4MinLen) return Verdict::kInvalid;
   if (!IsFragment(ip)) return Verdict::kNotFragment;
@@ -81,25 +86,41 @@ Ipf::Verdict Ipf::Validate(Packet& p, Counters* counters) const {
 Ipf::AddResult Ipf::Add(Packet p, uint16_t zone) {
   AddResult r;
   const uint8_t* ip = p.l3();
-  const size_t ihl = (ip[0] & 0x0f) * 4u;
-  const size_t tot = GetBe16(ip + hdr::kIpv4TotLenOfs);
-  const uint16_t fo = GetBe16(ip + hdr::kIpv4FragOfs);
-  const size_t start = (fo & hdr::kIpv4FragOffsetMask) * 8u;
-  const bool more = fo & hdr::kIpv4MoreFragments;
+  ListKey key;
+  size_t start, len;
+  bool first, last;
+  if ((ip[0] >> 4) == 6) {
+    // ipf_v6_key_extract (lib/ipf.c:715-741): the data bytes are counted
+    // from the fragment header, so every fragment's start is 8 further on.
+    const V6FragHeader f = *FindV6FragHeader(p);
+    start = (f.offlg & kIp6fOffMask) + kIpv6FragHdrLen;
+    len = p.l3_ofs + hdr::kIpv6Len + GetBe16(ip + hdr::kIpv6PlenOfs) - p.l4_ofs;
+    first = !(f.offlg & kIp6fOffMask) && (f.offlg & kIp6fMoreFrag);
+    last = (f.offlg & kIp6fOffMask) && !(f.offlg & kIp6fMoreFrag);
+    key.v6 = true;
+    std::memcpy(key.src.data(), ip + hdr::kIpv6SrcOfs, 16);
+    std::memcpy(key.dst.data(), ip + hdr::kIpv6DstOfs, 16);
+    key.id = f.id;
+  } else {
+    const size_t ihl = (ip[0] & 0x0f) * 4u;
+    const uint16_t fo = GetBe16(ip + hdr::kIpv4FragOfs);
+    start = (fo & hdr::kIpv4FragOffsetMask) * 8u;
+    len = GetBe16(ip + hdr::kIpv4TotLenOfs) - ihl;
+    first = start == 0 && (fo & hdr::kIpv4MoreFragments);
+    last = start != 0 && !(fo & hdr::kIpv4MoreFragments);
+    std::memcpy(key.src.data(), ip + hdr::kIpv4SrcOfs, 4);
+    std::memcpy(key.dst.data(), ip + hdr::kIpv4DstOfs, 4);
+    key.id = GetBe16(ip + hdr::kIpv4IdOfs);
+    key.proto = ip[hdr::kIpv4ProtoOfs];
+  }
   // An empty fragment or one reaching past the largest datagram can never be
   // part of a reassembly.
-  if (tot == ihl || start + (tot - ihl) > kIpv4MaxSize) {
+  if (len == 0 || start + len > kIpv4MaxSize + (key.v6 ? kIpv6FragHdrLen : 0)) {
     r.outcome = Outcome::kInvalid;
     r.packet = std::move(p);
     return r;
   }
-  const size_t end = start + (tot - ihl) - 1;
-
-  ListKey key;
-  std::memcpy(key.src.data(), ip + hdr::kIpv4SrcOfs, 4);
-  std::memcpy(key.dst.data(), ip + hdr::kIpv4DstOfs, 4);
-  key.id = GetBe16(ip + hdr::kIpv4IdOfs);
-  key.proto = ip[hdr::kIpv4ProtoOfs];
+  const size_t end = start + len - 1;
   key.zone = zone;
   key.recirc_id = p.md.recirc_id;
 
@@ -120,8 +141,8 @@ Ipf::AddResult Ipf::Add(Packet p, uint16_t zone) {
       return r;
     }
   }
-  list.first_seen |= start == 0 && more;
-  list.last_seen |= start != 0 && !more;
+  list.first_seen |= first;
+  list.last_seen |= last;
   list.frags.push_back({std::move(p), start, end});
   held_++;
   r.outcome = Outcome::kHeld;
@@ -133,7 +154,7 @@ Ipf::AddResult Ipf::Add(Packet p, uint16_t zone) {
     if (list.frags[i - 1].end + 1 != list.frags[i].start) return r;
   }
   Packet reassembled;
-  if (!Reassemble(list, &reassembled)) {
+  if (!(key.v6 ? ReassembleV6(list, &reassembled) : Reassemble(list, &reassembled))) {
     // OVS keeps a failed list until it expires, then frees its fragments.
     held_ -= list.frags.size();
     lists_.erase(it);
@@ -186,6 +207,7 @@ PacketBatch Ipf::Release(uint64_t datagram, Packet& reassembled) {
   SendPrepare(reassembled, 0);
 
   const uint8_t* rip = reassembled.l3();
+  if ((rip[0] >> 4) == 6) return ReleaseV6(list, reassembled);
   const size_t rihl = (rip[0] & 0x0f) * 4u;
   const size_t rlen = reassembled.SizeFrom(reassembled.l3_ofs);
   PacketBatch out;
