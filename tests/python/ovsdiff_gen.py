@@ -31,8 +31,9 @@ V6 = ("2001:db8::1", "2001:db8::2", "fe80::1")
 
 
 @st.composite
-def frames(draw: st.DrawFn) -> tuple[str, str, bytes]:
-    """(l3, l4, frame bytes): l3 'ip' or 'ipv6', l4 'tcp', 'udp' or 'icmp'."""
+def frames(draw: st.DrawFn, v6_fragments: bool = True) -> tuple[str, str, bytes]:
+    """(l3, l4, frame bytes): l3 'ip' or 'ipv6', l4 'tcp', 'udp' or 'icmp'.
+    `v6_fragments` False: no IPv6 fragments (see SHAPES)."""
     v6 = draw(st.booleans())
     l4 = draw(st.sampled_from(("tcp", "udp", "icmp")))
     src, dst = draw(st.sampled_from(MACS[:3])), draw(st.sampled_from(MACS))
@@ -54,6 +55,8 @@ def frames(draw: st.DrawFn) -> tuple[str, str, bytes]:
         l4p = ICMPv6EchoRequest(id=sport, seq=dport) if v6 else ICMP(type=8, id=sport, seq=dport)
     payload = draw(st.binary(min_size=0, max_size=64))
     shape = draw(st.sampled_from(("whole",) * 6 + ("first", "later", "cut", "long")))
+    if v6 and not v6_fragments and shape in ("first", "later"):
+        shape = "whole"
     if shape in ("first", "later"):
         # A fragment: MF and offset 0, or an offset (the bytes after the IP
         # header are then payload to OVS, not an L4 header).
@@ -180,9 +183,16 @@ def _encapsulated(draw: st.DrawFn, tunnel: dict[str, Any], inner: bytes) -> byte
     return bytes(raw)
 
 
+# A tunnel's outer UDP source port for an IPv6 fragment is not offlab's: the
+# hash ovs-vswitchd 3.1.0 uses for one is none of the 5-tuple hashes of its
+# fields (docs/ovs-diff.md, open differences), so tunnel cases draw none.
+SHAPES = ("plain", "resubmit", "ct", "ct_table", "normal", "tunnel", "match")
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> Case:
-    l3, l4, frame = draw(frames())
+    shape = draw(st.sampled_from(SHAPES))
+    l3, l4, frame = draw(frames(v6_fragments=shape != "tunnel"))
     proto = l4 + ("6" if l3 == "ipv6" else "")
     match = draw(st.sampled_from((proto, l3)))
     # A flow matching only the L3 type may rewrite only L3 and L2 fields:
@@ -190,9 +200,6 @@ def cases(draw: st.DrawFn) -> Case:
     rw_l4 = l4 if match == proto else "none"
     acts: list[str] = [_rewrite(draw, l3, rw_l4) for _ in range(draw(st.integers(0, 3)))]
     flows = []
-    shape = draw(
-        st.sampled_from(("plain", "resubmit", "ct", "ct_table", "normal", "tunnel", "match"))
-    )
     if shape == "match":
         return _match_case(draw, l3, l4, frame)
     tunnel: dict[str, Any] | None = None
@@ -235,7 +242,7 @@ def cases(draw: st.DrawFn) -> Case:
     n_frames = draw(st.integers(1, 3))
     frame_list = [{"port": "p1", "hex": frame.hex()}]
     for _ in range(n_frames - 1):
-        _, _, more = draw(frames())
+        _, _, more = draw(frames(v6_fragments=shape != "tunnel"))
         frame_list.append({"port": draw(st.sampled_from(PORTS)), "hex": more.hex()})
     raw: dict[str, Any] = {
         "name": f"generated: {flows[0]}",
@@ -247,7 +254,7 @@ def cases(draw: st.DrawFn) -> Case:
     if tunnel is not None:
         raw["tunnels"], raw["underlay"] = {"t1": tunnel}, underlay
         if draw(st.booleans()):
-            _, _, inner = draw(frames())
+            _, _, inner = draw(frames(v6_fragments=False))
             frame_list.append({"port": "p0", "hex": _encapsulated(draw, tunnel, inner).hex()})
     return case_from_dict(raw, "generated")
 
