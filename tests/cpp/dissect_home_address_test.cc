@@ -40,5 +40,19 @@ TEST(DissectIpv6Routing, TypeTwoWithTwoSegmentsLeftIsMalformed) {
   EXPECT_EQ(*d.error, "ipv6-routing: type 2 length 24, 2 segments left");
 }
 
+TEST(DissectIpv6Routing, TheRoutingLayerSaysItsTypeAndSegmentsLeft) {
+  const Dissection d = Dissect(FromHex(kHomeUdp));
+  ASSERT_FALSE(d.error) << *d.error;
+  bool seen = false;
+  for (const Layer& l : d.layers) {
+    if (l.name != "ipv6-routing") continue;
+    seen = true;
+    // Next header 17 (UDP), routing type 2, one segment left (the frame above).
+    EXPECT_EQ(l.summary, "next 17 type 2 segleft 1");
+    EXPECT_EQ(l.length, 24u);
+  }
+  EXPECT_TRUE(seen);
+}
+
 }  // namespace
 }  // namespace offlab

@@ -21,6 +21,7 @@
 #include "offlab/ovs/conntrack.h"
 #include "offlab/ovs/ipf.h"
 #include "offlab/ovs/parse.h"
+#include "offlab/ovs/pipeline.h"
 #include "test_util.h"
 
 namespace offlab {
@@ -183,6 +184,26 @@ TEST(CtIpv6Walk, TcpBehindAhIsTracked) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].md.ct_state, ct::kTracked | ct::kNew);
   EXPECT_EQ(good.connections(), 1u);
+}
+
+// Through a datapath: the actions after ct() run on every fragment ct()
+// releases, and each fragment is a packet handed to the NIC of its own.
+TEST(IpfIpv6, EveryReleasedFragmentRunsTheRestOfTheActions) {
+  const std::vector<Bytes> f = Fragments(Datagram(2000), 1400, 81);
+  Pipeline br;
+  br.AddPort({.name = "p1"});
+  br.AddPort({.name = "p2"});
+  br.AddPort({.name = "p3"});
+  br.AddFlow("in_port=p1,ipv6,actions=ct(commit),output:p2,output:p3");
+  EXPECT_TRUE(br.Receive("p1", f[0]).empty());
+  const std::vector<Sent> out = br.Receive("p1", f[1]);
+  ASSERT_EQ(out.size(), 4u);
+  const char* ports[] = {"p2", "p3", "p2", "p3"};
+  for (size_t i = 0; i < 4; i++) {
+    EXPECT_EQ(out[i].port, ports[i]) << i;
+    EXPECT_EQ(out[i].frame, f[i / 2]) << i;
+    EXPECT_EQ(out[i].nic_packet, i) << "one NIC packet per output";
+  }
 }
 
 }  // namespace

@@ -411,5 +411,36 @@ TEST(KernelOvsOutput, MtuVlanTruncAndVxlanRequest) {
   EXPECT_FALSE(v.vxlan->udp_csum);
 }
 
+TEST(KernelOvsDecTtl, ANonIpFrameIsLeftAlone) {
+  // execute_dec_ttl acts on skb->protocol IPv4 or IPv6 only; anything else
+  // (an ARP frame here) is left as it is and the actions go on (0).
+  Bytes arp = FromHex(
+      "ffffffffffff8abf7e2f0584080600010800060400018abf7e2f05840a0000020000000000000a000001");
+  SkBuff skb;
+  skb.pkt = Packet(arp);
+  OvsSkb s = OvsVportReceive(std::move(skb));
+  EXPECT_EQ(OvsDecTtl(s), 0);
+  EXPECT_EQ(Bytes_(s), arp);
+  // Nor a frame too short for an Ethernet header.
+  SkBuff tiny;
+  tiny.pkt = Packet(FromHex("ffffffffffff8abf7e2f"));
+  OvsSkb t = OvsVportReceive(std::move(tiny));
+  EXPECT_EQ(OvsDecTtl(t), 0);
+}
+
+TEST(KernelOvsSetTcp, AHeaderCutShortCannotBeMadeWritable) {
+  // set_tcp: skb_ensure_writable(skb, skb_transport_offset(skb) +
+  // sizeof(struct tcphdr)) fails for 10 bytes of TCP (-ENOMEM, actions.c),
+  // and nothing is written.
+  Bytes f = Ipv4Frame(6);
+  f.resize(14 + 20 + 10);
+  Put16(f, 16, 30);
+  OvsSkb s = Receive(f, IpSummed::kNone, 14, 34, 6);
+  ASSERT_EQ(s.skb.pkt.l4_ofs, 34);
+  const OvsKeyPorts key{.src = 1234, .dst = 0}, mask{.src = 0xffff, .dst = 0};
+  EXPECT_EQ(OvsSetTcp(s, key, mask), ovs_err::kNoMem);
+  EXPECT_EQ(Bytes_(s), f);
+}
+
 }  // namespace
 }  // namespace offlab::kernel

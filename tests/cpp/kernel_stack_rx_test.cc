@@ -299,5 +299,20 @@ TEST(KernelStackRxTcp, ShortDataOffsetIsInErrsOnly) {
   EXPECT_EQ(c.Get("Tcp:InCsumErrors"), 0u);
 }
 
+TEST(KernelStackRxUdp, OnlyTheBoundPortHasASocket) {
+  // __udp4_lib_lookup finds a socket by the exact destination port: a bound
+  // port above or below the datagram's (2000) is no socket for it.
+  for (uint16_t bound : {uint16_t{1999}, uint16_t{2001}, uint16_t{65535}}) {
+    Counters c;
+    SkBuff s = Skb(Frame4(17, 100, 6));
+    EXPECT_EQ(StackRcv(s, Listening(bound), kLabKernel, &c).verdict.reason, "NO_SOCKET") << bound;
+    EXPECT_EQ(c.Get("Udp:NoPorts"), 1u);
+  }
+  Counters c;
+  SkBuff s = Skb(Frame4(17, 100, 6));
+  EXPECT_TRUE(StackRcv(s, Listening(2000), kLabKernel, &c).verdict.reason.empty());
+  EXPECT_EQ(c.Get("Udp:InDatagrams"), 1u);
+}
+
 }  // namespace
 }  // namespace offlab::kernel

@@ -408,5 +408,16 @@ TEST(KernelDeviceTx, AnIpHeaderRunningIntoTheTransportHeaderIsSentAsIs) {
   ExpectSentAsIs(s);
 }
 
+TEST(KernelXmitFeatures, ALinearizedSkbHasNoPageFrags) {
+  // __skb_linearize leaves every byte in the linear area: skb_shinfo's
+  // nr_frags is 0 afterwards (net/core/skbuff.c __pskb_pull_tail).
+  SkBuff p = Tcp4Partial(600);
+  p.nr_frags = 2;
+  const auto out = ValidateXmitSkb(p, Dev(netif::kIpCsum), kLabKernel);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].nr_frags, 0);
+  EXPECT_FALSE(out[0].has_frag_list());
+}
+
 }  // namespace
 }  // namespace offlab::kernel

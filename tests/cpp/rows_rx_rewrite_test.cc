@@ -471,5 +471,29 @@ TEST(RowIcmpv6Nd, SetNdExtRecomputesInFull) {
   }
 }
 
+// A neighbour advertisement (136) for 2001:db8::2 whose first option is a
+// nonce (type 14, length 1: RFC 3971) and whose second is the target
+// link-layer address 02:00:00:00:00:02: packet_set_nd rewrites only the
+// link-layer option, and works on advertisements too.
+Bytes NeighborAdvert() {
+  Bytes f = FromHex(std::string("02000000000202000000000186dd6000000000283aff") +
+                    "20010db8000000000000000000000002" + "20010db8000000000000000000000001" +
+                    "8800000060000000" + "20010db8000000000000000000000002" + "0e01010203040506" +
+                    "0201020000000002");
+  PutBe16(&f[56],
+          csum::Finish(csum::Partial(&f[54], 40, csum::PseudoIpv6(&f[22], &f[38], 58, 40))));
+  return f;
+}
+
+TEST(RowIcmpv6Nd, SetNdRewritesTheLinkLayerOptionOfAnAdvertisementOnly) {
+  Packet p(NeighborAdvert());
+  Parse(p);
+  ASSERT_TRUE(SetNd(p, std::nullopt, ParseMac("02:aa:bb:cc:dd:ee")));
+  const Bytes w = p.bytes();
+  EXPECT_EQ(ToHex(&w[78], 8), "0e01010203040506");  // the nonce as it was
+  EXPECT_EQ(ToHex(&w[86], 8), "020102aabbccddee");
+  EXPECT_TRUE(csum::Verify(&w[54], 40, csum::PseudoIpv6(&w[22], &w[38], 58, 40)));
+}
+
 }  // namespace
 }  // namespace offlab

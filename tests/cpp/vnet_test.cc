@@ -195,5 +195,21 @@ TEST(VnetComplete, SeededFaultMakesIpv6UdpWrong) {
   EXPECT_EQ(Hex(p), kUdp6);
 }
 
+TEST(VnetComplete, AChecksumFieldPastTheFrameIsLeftAlone) {
+  // NEEDS_CSUM whose csum_start + csum_offset + 2 runs past the packet: there
+  // is no field to write (the datapath leaves the packet as it is).
+  Packet p(FromHex(kFrameG));
+  const Bytes before = p.bytes();
+  VnetHdr h;
+  h.flags = VnetHdr::kNeedsCsum;
+  h.csum_start = static_cast<uint16_t>(before.size() - 10);
+  h.csum_offset = 9;  // the field's second byte would be one past the end
+  VnetCompleteCsum(p, h);
+  EXPECT_EQ(p.bytes(), before);
+  h.csum_offset = 8;  // the last two bytes: written
+  VnetCompleteCsum(p, h);
+  EXPECT_NE(p.bytes(), before);
+}
+
 }  // namespace
 }  // namespace offlab
