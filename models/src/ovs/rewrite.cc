@@ -120,18 +120,35 @@ bool SetIpv6(Packet& p, const Ipv6Set& s) {
   if (!ip || p.SizeFrom(p.l3_ofs) < hdr::kIpv6Len || (ip[0] >> 4) != 6) return false;
   uint8_t* l4 = p.l4();
   const size_t l4_len = L4Len(p);
-  // The final next-header value: Parse() left l4 at the upper-layer header.
+  // packet_rh_present (openvswitch/ovs v3.1.0 lib/packets.c:1156-1234): the
+  // extension headers before the L4 offset give the protocol whose checksum
+  // the addresses are in. A fragment header other than a first fragment's
+  // (offset 0, M set) means no checksum to update; a routing header with
+  // segments left stops the walk on itself, so neither address updates one
+  // (checked with ovs-vswitchd 3.1.0: ovs-diff cases ipv6-rewrite-ext).
   uint8_t proto = ip[hdr::kIpv6NextOfs];
-  bool routing_segments_left = false;
+  bool recalc = true, routing_segments_left = false;
   if (l4) {
+    constexpr uint8_t kProtoAh = 51;
     size_t q = p.l3_ofs + hdr::kIpv6Len;
-    while ((proto == hdr::kProtoHopByHop || proto == hdr::kProtoRouting ||
-            proto == hdr::kProtoDestOpts || proto == hdr::kProtoFragment) &&
-           q + 8 <= p.l4_ofs) {
+    while (proto == hdr::kProtoHopByHop || proto == hdr::kProtoRouting ||
+           proto == hdr::kProtoDestOpts || proto == hdr::kProtoFragment || proto == kProtoAh) {
+      if (q + 8 > p.l4_ofs) break;
       const uint8_t* e = p.data() + q;
-      if (proto == hdr::kProtoRouting && e[3] != 0) routing_segments_left = true;
-      q += proto == hdr::kProtoFragment ? 8 : (e[1] + 1u) * 8u;
+      size_t len = (e[1] + 1u) * 8u;
+      if (proto == kProtoAh) {
+        len = (e[1] + 2u) * 4u;
+      } else if (proto == hdr::kProtoFragment) {
+        const uint16_t offlg = GetBe16(e + 2);
+        recalc = !(offlg & 0xfff8) && (offlg & 1);
+        len = 8;
+      } else if (proto == hdr::kProtoRouting && e[3] != 0) {
+        routing_segments_left = true;
+        break;
+      }
       proto = e[0];
+      if (q + len > p.l4_ofs) break;
+      q += len;
     }
   }
   auto set_addr = [&](size_t ofs, const IpAddr& a, bool is_dst) {
@@ -139,7 +156,7 @@ bool SetIpv6(Packet& p, const Ipv6Set& s) {
     if (std::memcmp(field, a.data(), 16) == 0) return;
     // With segments left, the pseudo-header uses the final destination from
     // the routing header, which this write does not change.
-    if (l4 && !(is_dst && routing_segments_left)) {
+    if (l4 && recalc && !(is_dst && routing_segments_left)) {
       UpdateL4Word(p, proto, l4, l4_len, field, a.data(), 16, true);
     }
     std::memcpy(field, a.data(), 16);
