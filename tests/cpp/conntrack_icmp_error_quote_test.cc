@@ -181,5 +181,20 @@ TEST(CtIcmpErrorQuote, QuotedEchoRequestIsUntranslated) {
   EXPECT_EQ(ToHex(p.bytes()), kEchoErrUnnat);
 }
 
+// The same error sent to 10.0.0.5 and to 10.0.0.0 (scapy): the quoted
+// packet's source must be the address the error goes to (conntrack.c
+// extract_l4_icmp: inner src == outer dst), above it or below it.
+TEST(CtIcmpErrorQuote, AQuoteFromAnotherHostIsInvalid) {
+  for (const char* hex :
+       {"02000000000102000000000208004500003800140000400166ab0a0000020a00000503035c8400000000450000"
+        "2800010000400666cd0a0000010a0000029c400050000003e8",
+        "02000000000102000000000208004500003800140000400166b00a0000020a00000003035c8400000000450000"
+        "2800010000400666cd0a0000010a0000029c400050000003e8"}) {
+    Conntrack ct;
+    Track(ct, kSyn, "commit");
+    EXPECT_EQ(Track(ct, hex, "").md.ct_state, kTrk | ct::kInvalid) << hex;
+  }
+}
+
 }  // namespace
 }  // namespace offlab

@@ -114,5 +114,35 @@ TEST(KernelGroVxlanInner, VxlanInsideVxlanStopsAtTheSecondTunnel) {
   EXPECT_EQ(g.last_reason(), "udp_tunnel_nested");
 }
 
+TEST(KernelGroVxlanInner, AnotherInnerEthernetHeaderIsAnotherFlow) {
+  // eth_gro_receive: compare_ether_header on the inner destination, source
+  // and type; a segment whose inner MAC differs is not merged, with the held
+  // packet first in the list or behind one of another flow.
+  const auto inner = SegTrain(2);
+  Outer a;
+  Outer b = a;
+  b.id = 8;
+  for (size_t mac_byte : {size_t{5}, size_t{11}}) {  // destination, then source
+    Bytes second = inner[1];
+    second[mac_byte] ^= 0x01;
+    GroCell g(VxlanCfg());
+    g.Receive(DriverSkb(VxlanFrame(a, inner[0])));
+    g.Receive(DriverSkb(VxlanFrame(b, second)));
+    EXPECT_EQ(g.Flush().size(), 2u) << mac_byte;
+    EXPECT_EQ(g.stats().merged, 0u);
+  }
+  // A held packet of another outer flow first: the second one still compares
+  // the inner header with every held packet of its own flow.
+  Outer other = a;
+  other.sport = 55556;
+  Bytes second = inner[1];
+  second[5] ^= 0x01;
+  GroCell g(VxlanCfg());
+  g.Receive(DriverSkb(VxlanFrame(other, inner[0])));
+  g.Receive(DriverSkb(VxlanFrame(a, inner[0])));
+  g.Receive(DriverSkb(VxlanFrame(b, second)));
+  EXPECT_EQ(g.Flush().size(), 3u);
+}
+
 }  // namespace
 }  // namespace offlab::testing
