@@ -160,6 +160,10 @@ TEST(Bytes, HexRoundTripAndErrors) {
   EXPECT_EQ(ToHex(FromHex("00 ff A0\n1b")), "00ffa01b");
   EXPECT_THROW(FromHex("abc"), Error);
   EXPECT_THROW(FromHex("zz"), Error);
+  // Every hex digit in either case: A-F as a-f.
+  EXPECT_EQ(ToHex(FromHex("ABCDEF abcdef 0123456789")), "abcdefabcdef0123456789");
+  EXPECT_THROW(FromHex("0G"), Error);
+  EXPECT_THROW(FromHex("0g"), Error);
 }
 
 }  // namespace

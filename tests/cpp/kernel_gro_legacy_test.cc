@@ -89,5 +89,18 @@ TEST(KernelGroLegacy, UnnecessaryIsTrustedEvenOverBadBytes) {
   EXPECT_EQ(r.csum_bytes, 0u);
 }
 
+TEST(KernelGroLegacy, AnIpv6CompleteSumIsPulledOnce) {
+  // ipv6_gro_receive (v3.10 net/ipv6/ip6_offload.c) took the IPv6 header out
+  // of skb->csum with skb_postpull_rcsum itself, once: the TCP check then
+  // matches and the three segments merge, with no software sum.
+  Seg v6;
+  v6.ipv6 = true;
+  GroCell g(V310());
+  for (const Bytes& f : SegTrain(3, v6)) g.Receive(DriverSkb(f, IpSummed::kComplete));
+  EXPECT_EQ(g.Flush().size(), 1u);
+  EXPECT_EQ(g.stats().merged, 2u);
+  EXPECT_EQ(g.stats().csum_bytes, 0u);
+}
+
 }  // namespace
 }  // namespace offlab::testing
