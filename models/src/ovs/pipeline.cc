@@ -273,6 +273,7 @@ void Pipeline::Process(Packet& p, uint8_t table, bool reparse, int depth) {
     xlate_flow_.ip = key.dl_type == hdr::kEthTypeIpv4 || key.dl_type == hdr::kEthTypeIpv6;
     xlate_flow_.nw_proto = key.has_l3 ? key.nw_proto : 0;
     xlate_flow_.nw_ttl = key.has_l3 ? key.nw_ttl : 0;
+    xlate_flow_.later_fragment = key.has_l3 && (key.nw_frag & frag::kLater);
     if (simple && xlate_flow_.ip && !xlate_flow_.nw_proto && key.has_l3) {
       // The simple-match key holds no TTL; the translation's flow has it.
       Packet copy = p;

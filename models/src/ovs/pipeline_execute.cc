@@ -52,7 +52,12 @@ void Pipeline::Execute(Packet& p, const std::vector<Action>& actions, int depth)
         if (xlate_flow_.nw_proto && !SetIpv4(p, a.ipv4)) SetIpv6(p, a.ipv6);
         break;
       case ActionType::kSetL4Ports:
-        if (xlate_flow_.nw_proto) SetL4Ports(p, a.tp_src, a.tp_dst);
+        // Not for a later fragment: no L4 header (OFPACT_SET_L4_SRC_PORT and
+        // _DST_PORT, openvswitch/ovs v3.1.0 ofproto/ofproto-dpif-xlate.c:7165-7180;
+        // set_field: lib/meta-flow.c:468-471 mf_are_prereqs_ok, MFP_TCP/UDP/SCTP;
+        // "!(flow->nw_frag & FLOW_NW_FRAG_LATER)"; checked with ovs-vswitchd
+        // 3.1.0, ovs-diff case fragment-rewrite).
+        if (xlate_flow_.nw_proto && !xlate_flow_.later_fragment) SetL4Ports(p, a.tp_src, a.tp_dst);
         break;
       case ActionType::kDecTtl:
         // compose_dec_ttl (ofproto/ofproto-dpif-xlate.c): nothing for a flow

@@ -172,6 +172,7 @@ class Pipeline {
   struct XlateFlow {
     uint8_t nw_proto = 0, nw_ttl = 0;
     bool ip = false;
+    bool later_fragment = false;  // its tp_src and tp_dst are 0
   } xlate_flow_;
   TxTap tx_tap_;
   std::unique_ptr<Conntrack> conntrack_;
