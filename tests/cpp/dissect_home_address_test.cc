@@ -54,5 +54,20 @@ TEST(DissectIpv6Routing, TheRoutingLayerSaysItsTypeAndSegmentsLeft) {
   EXPECT_TRUE(seen);
 }
 
+TEST(DissectIpv6Fragment, TheFragmentLayerSaysItsOffsetAndIdentification) {
+  // IPv6(src=2001:db8::1,dst=::2)/IPv6ExtHdrFragment(nh=58,offset=32,m=0,
+  // id=0x6a9d)/Raw(8000a8ed04bc02a073fd) (scapy): offset 32 * 8 bytes.
+  const Dissection d = Dissect(
+      FromHex("0a8f394fe0738abf7e2f058486dd6000000000122c4020010db80000000000000000000000012001"
+              "0db80000000000000000000000023a00010000006a9d8000a8ed04bc02a073fd"));
+  bool seen = false;
+  for (const Layer& l : d.layers) {
+    if (l.name != "ipv6-frag") continue;
+    seen = true;
+    EXPECT_EQ(l.summary, "next 58 off 256 id 0x00006a9d");
+  }
+  EXPECT_TRUE(seen);
+}
+
 }  // namespace
 }  // namespace offlab

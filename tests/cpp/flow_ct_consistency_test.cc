@@ -42,5 +42,15 @@ TEST(FlowCtConsistency, WhatOvsOfctlRefuses) {
   refused("ip,actions=ct(alg=ftp)", "alg=ftp needs a tcp match");
 }
 
+TEST(FlowCtConsistency, AnUnclosedCtIsNoCtAction) {
+  // offlab takes ct(...) only closed; ovs-ofctl 3.1.0 takes "ct(commit" as
+  // ct(commit) (a difference left as it is), but no prefix of an
+  // argument: "ct(commit)x" is refused by both ("unknown action x").
+  for (const char* f : {"ip,actions=ct(commit", "ip,actions=ct(commit)x", "ip,actions=ct(nat)y"}) {
+    EXPECT_NE(FlowRefusal(f).find("unknown action"), std::string::npos)
+        << f << ": " << FlowRefusal(f);
+  }
+}
+
 }  // namespace
 }  // namespace offlab

@@ -134,6 +134,19 @@ TEST(KernelDeviceFeatures, EncapsulatedOffloads) {
   EXPECT_FALSE(BridgeDevice().dev.features & netif::kRxCsum);  // rx-checksumming off [fixed]
 }
 
+TEST(KernelDeviceTap, EncapsulatedOffloadsAreTheUserFeatures) {
+  // tun_net_initialize (drivers/net/tun.c, v6.18.19): hw_features = SG |
+  // FRAGLIST | TUN_USER_FEATURES | VLAN insertion, hw_enc_features =
+  // hw_features; TUN_USER_FEATURES (:188-190) = HW_CSUM | TSO_ECN | TSO |
+  // TSO6 | GSO_UDP_L4 | GSO_UDP_TUNNEL(_CSUM).
+  const uint64_t enc = TapDevice().dev.hw_enc_features;
+  for (uint64_t f :
+       {netif::kHwCsum, netif::kTsoEcn, netif::kTso, netif::kTso6, netif::kGsoUdpL4,
+        netif::kGsoUdpTunnel, netif::kGsoUdpTunnelCsum, netif::kSg, netif::kFraglist}) {
+    EXPECT_TRUE(enc & f) << f;
+  }
+}
+
 TEST(KernelDeviceTap, SetOffloadMapping) {
   const std::set<std::string> base = {"tx-scatter-gather", "tx-scatter-gather-fraglist",
                                       "tx-generic-segmentation", "rx-gro"};

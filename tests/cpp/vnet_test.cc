@@ -211,5 +211,27 @@ TEST(VnetComplete, AChecksumFieldPastTheFrameIsLeftAlone) {
   EXPECT_NE(p.bytes(), before);
 }
 
+TEST(VnetReceive, AChecksumFieldReachingPastTheFrameIsInvalid) {
+  // NEEDS_CSUM at a start OVS does not parse to, whose field's second byte
+  // is one past the frame: netdev-linux calls the checksum invalid
+  // (netdev_linux_parse_vnet_hdr, "invalid l4 csum") and the packet is
+  // dropped; with the field's last two bytes inside it, it is completed.
+  Packet p(FromHex(kFrameG));
+  Parse(p);
+  const size_t n = p.size();
+  VnetHdr h;
+  h.flags = VnetHdr::kNeedsCsum;
+  h.csum_start = static_cast<uint16_t>(n - 10);
+  h.csum_offset = 9;
+  Counters c;
+  EXPECT_FALSE(VnetReceive(p, h, &c));
+  EXPECT_EQ(c.Get("netdev_linux_invalid_l4_csum"), 1u);
+  h.csum_offset = 8;
+  Packet q(FromHex(kFrameG));
+  Parse(q);
+  EXPECT_TRUE(VnetReceive(q, h, &c));
+  EXPECT_EQ(c.Get("netdev_linux_unknown_l4_csum"), 1u);
+}
+
 }  // namespace
 }  // namespace offlab
