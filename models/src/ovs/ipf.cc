@@ -4,10 +4,10 @@
 #include <cstring>
 #include <utility>
 
+#include "ipf_internal.h"
 #include "offlab/net/bytes.h"
 #include "offlab/net/checksum.h"
 #include "offlab/net/headers.h"
-#include "ipf_internal.h"
 #include "offlab/ovs/faults.h"
 #include "offlab/ovs/parse.h"
 #include "offlab/ovs/rewrite.h"

@@ -17,7 +17,8 @@ namespace ipf_detail {
 std::optional<V6FragHeader> FindV6FragHeader(const Packet& p) {
   const uint8_t* ip = p.l3();
   if (!ip || p.SizeFrom(p.l3_ofs) < hdr::kIpv6Len) return std::nullopt;
-  const size_t len = std::min(p.SizeFrom(p.l3_ofs), hdr::kIpv6Len + GetBe16(ip + hdr::kIpv6PlenOfs));
+  const size_t len =
+      std::min(p.SizeFrom(p.l3_ofs), hdr::kIpv6Len + GetBe16(ip + hdr::kIpv6PlenOfs));
   constexpr uint8_t kProtoAh = 51;
   size_t q = hdr::kIpv6Len, naming = hdr::kIpv6NextOfs;
   uint8_t nh = ip[hdr::kIpv6NextOfs];
