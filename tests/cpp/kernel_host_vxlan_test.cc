@@ -139,6 +139,12 @@ TEST(KernelHostSeed1, Ipv6UnderlayChecksumFollowsTheTunnelKey) {
     const Bytes& f = t.wire[0];
     ASSERT_GT(f.size(), 70u);
     EXPECT_EQ(Be16(f, 12), 0x86dd);
+    // The outer addresses are the tunnel key's (vxlan_xmit_one, collect_md:
+    // info->key.u.ipv6.src and .dst).
+    EXPECT_EQ(Bytes(f.begin() + 22, f.begin() + 38),
+              Bytes(a.ovs_tunnel->src.begin(), a.ovs_tunnel->src.end()));
+    EXPECT_EQ(Bytes(f.begin() + 38, f.begin() + 54),
+              Bytes(a.ovs_tunnel->dst.begin(), a.ovs_tunnel->dst.end()));
     EXPECT_EQ(f[14 + 6], 17);
     EXPECT_EQ(Be16(f, 54 + 2), 4789);
     if (csum) {
@@ -221,6 +227,17 @@ TEST(KernelHostSeed1, Kernel618MergesBothWaysAndPaysForTheZeroChecksum) {
   const RxOutcome z = HostReceives(k618, false);
   EXPECT_EQ(z.nic_gro.csum_bytes, kSegs * (20 + kMss));
   EXPECT_EQ(z.work.csum_bytes, kSegs * (40 + 20 + kMss) + 40);
+}
+
+TEST(KernelHostSeed1, TheOuterAddressesAreTheTunnelKeys) {
+  // vxlan_xmit_one on the collect_md device behind OVS takes the outer
+  // source and destination from the tunnel metadata (info->key), not from
+  // the device's own configuration.
+  const TxOutcome t = GuestSends(k618, true);
+  ASSERT_FALSE(t.wire.empty());
+  const Bytes& f = t.wire[0];
+  EXPECT_EQ(Bytes(f.begin() + 26, f.begin() + 30), (Bytes{192, 168, 1, 1}));
+  EXPECT_EQ(Bytes(f.begin() + 30, f.begin() + 34), (Bytes{192, 168, 1, 2}));
 }
 
 }  // namespace
