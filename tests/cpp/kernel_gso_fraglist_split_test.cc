@@ -7,6 +7,8 @@
 // checked by count and size, derived by hand from the cited source.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "kernel_gso_test_frames.h"
 #include "offlab/linux/xmit.h"
 
@@ -59,6 +61,24 @@ TEST(KernelGsoFragListSplit, HeadFragMembersSplitIntoGsoSegmentsSince417) {
     ASSERT_EQ(segs.size(), 3u);
     EXPECT_EQ(k.Get("gso_frag_list_split"), head_frag ? 1u : 0u);
   }
+}
+
+TEST(KernelGsoFragListSplit, SegmentsInsideAMemberReferenceItThroughFrags) {
+  // A device without TSO cuts at gso_size. With one MSS in the head and a
+  // page-backed member of three (its bytes in page frags, no linear part),
+  // the second to fourth segments lie wholly in the member: skb_segment
+  // references its frags (:4921-4980, one piece each, far from
+  // MAX_SKB_FRAGS), so four one-MSS segments leave.
+  SkBuff s = GsoSkb(false, 4 * kMss, 0x10);
+  s.frag_list_lens = {3 * kMss};
+  XmitOptions opt;
+  opt.frag_list_linear = false;
+  Counters k;
+  auto segs = ValidateXmitSkb(s, Dev(netif::kSg | netif::kIpCsum), opt, kLabKernel, &k);
+  std::string all;
+  for (const auto& [key, v] : k.values()) all += key + "=" + std::to_string(v) + " ";
+  ASSERT_EQ(segs.size(), 4u) << all;
+  for (const SkBuff& seg : segs) EXPECT_EQ(seg.len(), kHdr + kMss);
 }
 
 }  // namespace
