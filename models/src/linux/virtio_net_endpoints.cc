@@ -16,11 +16,18 @@ namespace offlab::kernel {
 namespace {
 
 constexpr uint16_t kEthPAll = 0x0003;  // ETH_P_ALL
+// ETH_P_ARP, ETH_P_RARP, ETH_P_MPLS_UC, ETH_P_MPLS_MC.
+constexpr uint16_t kEthPArp = 0x0806, kEthPRarp = 0x8035, kEthPMplsUc = 0x8847,
+                   kEthPMplsMc = 0x8848;
 constexpr uint8_t kNexthdrHop = 0, kNexthdrRouting = 43, kNexthdrFragment = 44, kNexthdrDest = 60,
                   kProtoIpip = 4, kProtoIpv6 = 41;
-// Enough for any sane stack of VLAN tags, extension headers and IP-in-IP;
-// a crafted packet cannot loop the dissection.
-constexpr int kMaxDissectSteps = 32;
+// MAX_FLOW_DISSECT_HDRS (net/core/flow_dissector.c): skb_flow_dissect_allowed
+// lets at most 15 PROTO_AGAIN / IPPROTO_AGAIN rounds through.
+constexpr int kMaxFlowDissectHdrs = 15;
+// VLAN_MAX_DEPTH (include/linux/if_vlan.h), __vlan_get_protocol's budget.
+constexpr int kVlanMaxDepth = 8;
+
+bool IsVlan(uint16_t type) { return type == hdr::kEthTypeVlan || type == hdr::kEthTypeQinQ; }
 
 SkBuff FreshSkb(Packet frame) {
   SkBuff skb;
@@ -41,12 +48,17 @@ bool FlowDissectBasic(const SkBuff& skb, uint16_t proto, size_t nhoff, uint8_t* 
   const size_t len = skb.len();
   uint8_t p = 0;
   bool have_proto = false;
-  for (int step = 0; step < kMaxDissectSteps; ++step) {
+  // skb_flow_dissect_allowed: each header followed counts; when one more is
+  // refused the dissection ends OUT_GOOD where it stands (out_good).
+  int num_hdrs = 0;
+  auto allowed = [&num_hdrs] { return ++num_hdrs <= kMaxFlowDissectHdrs; };
+  for (;;) {
     if (!have_proto) {
-      if (proto == hdr::kEthTypeVlan || proto == hdr::kEthTypeQinQ) {
+      if (IsVlan(proto)) {
         if (nhoff + hdr::kVlanLen > len) return false;
         proto = GetBe16(d + nhoff + 2);
         nhoff += hdr::kVlanLen;
+        if (!allowed()) break;
         continue;
       }
       if (proto == hdr::kEthTypeIpv4) {
@@ -69,6 +81,11 @@ bool FlowDissectBasic(const SkBuff& skb, uint16_t proto, size_t nhoff, uint8_t* 
         have_proto = true;
         continue;
       }
+      // __skb_flow_dissect_arp / __skb_flow_dissect_mpls return OUT_GOOD at
+      // once for a dissector without the ARP / MPLS keys, as the basic one
+      // (flow_keys_basic_dissector_keys: CONTROL, BASIC) is.
+      if (proto == kEthPArp || proto == kEthPRarp || proto == kEthPMplsUc || proto == kEthPMplsMc)
+        break;
       return false;  // other ethertypes: FLOW_DISSECT_RET_OUT_BAD
     }
     if (proto == hdr::kEthTypeIpv6 &&
@@ -78,6 +95,7 @@ bool FlowDissectBasic(const SkBuff& skb, uint16_t proto, size_t nhoff, uint8_t* 
       const size_t ext = (static_cast<size_t>(d[nhoff + 1]) + 1) * 8;
       p = d[nhoff];
       nhoff += ext;
+      if (!allowed()) break;
       continue;
     }
     if (proto == hdr::kEthTypeIpv6 && p == kNexthdrFragment) {
@@ -91,6 +109,7 @@ bool FlowDissectBasic(const SkBuff& skb, uint16_t proto, size_t nhoff, uint8_t* 
       // :1600-1625 IP-in-IP is followed (no STOP_BEFORE_ENCAP flag).
       proto = p == kProtoIpip ? hdr::kEthTypeIpv4 : hdr::kEthTypeIpv6;
       have_proto = false;
+      if (!allowed()) break;
       continue;
     }
     // TCP, UDP, SCTP, ICMP, GRE...: the transport header starts here. (GRE
@@ -203,12 +222,12 @@ std::string PacketSnd(const Bytes& frame, const std::optional<VnetHdr>& hdr,
     if (vh.hdr_len > frame.size()) return "hdr_len beyond the packet";
   }
   // :3013-3015, :3054-3058 a non-GSO packet may not exceed the MTU (a VLAN
-  // tag's four bytes allowed when the frame carries one).
+  // tag's four bytes allowed when the frame carries an 802.1Q one:
+  // packet_extra_vlan_len_allowed tests h_proto == ETH_P_8021Q only).
   const size_t reserve = cfg.sock_dgram ? 0 : hdr::kEthLen;
   const size_t payload = cfg.sock_dgram ? frame.size() : len;
   if (!vh.gso_type) {
-    const bool tagged = len >= hdr::kEthLen && (GetBe16(bytes.data() + 12) == hdr::kEthTypeVlan ||
-                                                GetBe16(bytes.data() + 12) == hdr::kEthTypeQinQ);
+    const bool tagged = len >= hdr::kEthLen && GetBe16(bytes.data() + 12) == hdr::kEthTypeVlan;
     if (payload > cfg.mtu + reserve + (tagged ? hdr::kVlanLen : 0))
       return "EMSGSIZE: " + std::to_string(payload) + " bytes above the MTU";
   }
@@ -219,15 +238,26 @@ std::string PacketSnd(const Bytes& frame, const std::optional<VnetHdr>& hdr,
   uint16_t protocol = cfg.protocol;
   if (!cfg.sock_dgram && (protocol == 0 || protocol == kEthPAll))
     protocol = GetBe16(bytes.data() + 12);
+  // A tagged frame's network header goes to the depth
+  // vlan_get_protocol_and_depth (include/linux/if_vlan.h) reports whenever
+  // the type it returns is not 0, whatever that type is; __vlan_get_protocol
+  // returns 0 for a cut-short tag and at the VLAN_MAX_DEPTH-th tag
+  // (!--parse_depth).
   out->pkt.l3_ofs = hdr::kEthLen;
-  size_t nh = hdr::kEthLen;
-  uint16_t inner = protocol;
-  while ((inner == hdr::kEthTypeVlan || inner == hdr::kEthTypeQinQ) && nh + hdr::kVlanLen <= len) {
-    inner = GetBe16(bytes.data() + nh + 2);
-    nh += hdr::kVlanLen;
+  if (IsVlan(protocol)) {
+    size_t nh = hdr::kEthLen;
+    uint16_t inner = protocol;
+    int parse_depth = kVlanMaxDepth;
+    while (IsVlan(inner)) {
+      if (nh + hdr::kVlanLen > len || --parse_depth == 0) {
+        inner = 0;
+        break;
+      }
+      inner = GetBe16(bytes.data() + nh + 2);
+      nh += hdr::kVlanLen;
+    }
+    if (inner != 0) out->pkt.l3_ofs = static_cast<uint16_t>(nh);
   }
-  if (nh != hdr::kEthLen && (inner == hdr::kEthTypeIpv4 || inner == hdr::kEthTypeIpv6))
-    out->pkt.l3_ofs = static_cast<uint16_t>(nh);
   uint8_t ip_proto = 0;
   uint16_t thoff = 0;
   if (FlowDissectBasic(*out, protocol, out->pkt.l3_ofs, &ip_proto, &thoff)) out->pkt.l4_ofs = thoff;
