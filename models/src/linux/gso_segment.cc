@@ -145,13 +145,18 @@ SegResult Ipv6GsoSegment(Ctx& ctx, SkBuff& skb, uint16_t mac_ofs, uint16_t l3, u
   ctx.encap_level += hdr::kIpv6Len;
 
   // :139 ipv6_gso_pull_exthdrs: hop-by-hop, routing and destination options.
+  // A header it cannot pull (pskb_may_pull of 8 bytes, then of its length)
+  // ends the walk on the extension header itself, which has no gso_segment
+  // callback: the skb keeps segs = ERR_PTR(-EPROTONOSUPPORT).
   uint8_t proto = skb.pkt.data()[l3 + hdr::kIpv6NextOfs];
   size_t th = size_t{l3} + hdr::kIpv6Len;
   while (proto == hdr::kProtoHopByHop || proto == hdr::kProtoRouting ||
          proto == hdr::kProtoDestOpts) {
-    if (th + 2 > skb.len()) return Error(gso_err::kInval);
+    if (th + 8 > skb.len()) return Error(gso_err::kProtoNoSupport);
+    const size_t len = (skb.pkt.data()[th + 1] + 1u) * 8;
+    if (th + len > skb.len()) return Error(gso_err::kProtoNoSupport);
     proto = skb.pkt.data()[th];
-    th += (skb.pkt.data()[th + 1] + 1u) * 8;
+    th += len;
   }
   if (th > skb.len() || th > 0xffff) return Error(gso_err::kInval);
   if (skb.gso_type & gso::kUdp) return NotModelled(ctx);  // :141-147 UFO fragments
