@@ -16,19 +16,23 @@ namespace {
 
 // ETH_ZLEN + ETH_FCS_LEN: mlx5e's short_frame() bound (en_rx.c:1417).
 constexpr size_t kMlx5ShortFrame = 64;
-constexpr int kMaxVlanDepth = 8;
+// VLAN_MAX_DEPTH (include/linux/if_vlan.h): __vlan_get_protocol's
+// parse_depth, decremented before each tag is used ("!--parse_depth"
+// returns 0), so at most 7 tags are parsed.
+constexpr int kVlanMaxDepth = 8;
 
 // __vlan_get_protocol through is_last_ethertype_ip (en_rx.c:1377-1390): the
 // ethertype after any VLAN tags and where its header starts; false unless
-// it is IPv4 or IPv6 with the whole fixed header present.
+// it is IPv4 or IPv6 with the whole fixed header present (a cut-short tag
+// or the VLAN_MAX_DEPTH-th tag makes the protocol 0).
 bool LastEthertypeIp(const SkBuff& skb, size_t* depth, uint16_t* proto) {
   const uint8_t* d = skb.pkt.data();
   if (skb.len() < hdr::kEthLen) return false;
   *proto = GetBe16(d + 12);
   *depth = hdr::kEthLen;
-  for (int i = 0; i < kMaxVlanDepth && (*proto == hdr::kEthTypeVlan || *proto == hdr::kEthTypeQinQ);
-       ++i) {
-    if (*depth + hdr::kVlanLen > skb.len()) return false;
+  int parse_depth = kVlanMaxDepth;
+  while (*proto == hdr::kEthTypeVlan || *proto == hdr::kEthTypeQinQ) {
+    if (*depth + hdr::kVlanLen > skb.len() || --parse_depth == 0) return false;
     *proto = GetBe16(d + *depth + 2);
     *depth += hdr::kVlanLen;
   }
