@@ -172,8 +172,12 @@ void RcsumReplace(SkBuff& skb, const uint8_t* old_bytes, const uint8_t* new_byte
 
 bool SkbPullRcsum(SkBuff& skb, size_t len) {
   if (skb.csum_from > skb.len() || len > skb.len() - skb.csum_from) return false;
-  RcsumPull(skb, skb.csum_from, len);
-  skb.csum_from = static_cast<uint16_t>(skb.csum_from + len);
+  // skb_pull_rcsum (net/core/skbuff.c): __skb_pull moves skb->data first,
+  // then skb_postpull_rcsum subtracts the pulled bytes and finds a PARTIAL
+  // checksum start before the new data (skb_checksum_start_offset < 0).
+  const size_t from = skb.csum_from;
+  skb.csum_from = static_cast<uint16_t>(from + len);
+  RcsumPull(skb, from, len);
   return true;
 }
 
