@@ -53,13 +53,23 @@ void CoreVlanUntag(OvsSkb& s) {
 }
 
 // The L4 protocol and offset after IPv6 extension headers, as
-// ipv6_skip_exthdr (net/ipv6/exthdrs_core.c) finds them: a fragment header
-// with a non-zero offset stops the walk on NEXTHDR_FRAGMENT.
+// parse_ipv6hdr (net/openvswitch/flow.c) finds them with ipv6_find_hdr
+// (net/ipv6/exthdrs_core.c, target -1): a fragment header with a non-zero
+// offset stops the walk on NEXTHDR_FRAGMENT. ipv6_find_hdr reads only the
+// 2-byte option header of each extension header (and a fragment header's
+// frag_off); when even that is not there it fails (-EBADMSG), which
+// parse_ipv6hdr returns as -EPROTO: key_extract leaves the proto
+// NEXTHDR_NONE and the transport header at the network header.
 void WalkIpv6(const uint8_t* d, size_t len, size_t l3, OvsFlowKey& key, uint16_t& l4_ofs) {
   uint8_t nh = d[l3 + hdr::kIpv6NextOfs];
   size_t ofs = l3 + hdr::kIpv6Len;
   while (Ipv6ExtHdr(nh) && nh != hdr::kProtoNoNext) {
-    if (ofs + 8 > len) break;
+    if (ofs + (nh == hdr::kProtoFragment ? 4 : 2) > len) {
+      if (nh == hdr::kProtoFragment) key.frag = OvsFlowKey::Frag::kFirst;  // frag_off 0
+      key.ip_proto = hdr::kProtoNoNext;
+      l4_ofs = static_cast<uint16_t>(l3);
+      return;
+    }
     size_t hlen;
     if (nh == hdr::kProtoFragment) {
       const uint16_t fo = GetBe16(d + ofs + 2);
@@ -114,7 +124,13 @@ void OvsFlowKeyExtract(OvsSkb& s) {
     else if (frag & hdr::kIpv4MoreFragments)
       s.key.frag = OvsFlowKey::Frag::kFirst;
     p.l4_ofs = static_cast<uint16_t>(l3 + ihl);
-  } else if (type == hdr::kEthTypeIpv6 && l3 + hdr::kIpv6Len <= len) {
+  } else if (type == hdr::kEthTypeIpv6) {
+    // check_header failing for the 40-byte header (-EINVAL): the IP key
+    // zeroed and the transport header at the network header, as for IPv4.
+    if (l3 + hdr::kIpv6Len > len) {
+      p.l4_ofs = p.l3_ofs;
+      return;
+    }
     WalkIpv6(d, len, l3, s.key, p.l4_ofs);
   }
 }
