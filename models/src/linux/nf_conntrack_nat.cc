@@ -161,14 +161,19 @@ bool NfNatManipPkt(SkBuff& skb, size_t l3, const NatTarget& t, const KernelVersi
     return true;
   }
   if (!Writable(skb, l3 + hdr::kIpv6Len)) return false;
-  // ipv6_skip_exthdr; the L4 rewrite only for an unfragmented or first
-  // fragment, the address always.
+  // ipv6_skip_exthdr (net/ipv6/exthdrs_core.c); the L4 rewrite only for an
+  // unfragmented or first fragment, the address always. It reads only the
+  // 2-byte option header of each extension header (4 bytes of a fragment
+  // header, for frag_off): a header cut shorter than that, or
+  // NEXTHDR_NONE, is hdroff < 0 (address only); otherwise the transport
+  // header is where the lengths say, and the L4 rewrite's
+  // skb_ensure_writable refuses one past the end (the packet is dropped).
   const uint8_t* d = skb.pkt.data();
   uint8_t nh = d[l3 + hdr::kIpv6NextOfs];
   size_t ofs = l3 + hdr::kIpv6Len;
   bool l4_ok = true;
   while (nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 60 || nh == 59) {
-    if (nh == hdr::kProtoNoNext || ofs + 8 > skb.len()) {
+    if (nh == hdr::kProtoNoNext || ofs + (nh == hdr::kProtoFragment ? 4 : 2) > skb.len()) {
       l4_ok = false;
       break;
     }
@@ -183,7 +188,7 @@ bool NfNatManipPkt(SkBuff& skb, size_t l3, const NatTarget& t, const KernelVersi
     ofs += hlen;
     if (!l4_ok) break;
   }
-  if (l4_ok && ofs <= skb.len() && !L4Manip(skb, l3, ofs, nh, t, kv)) return false;
+  if (l4_ok && !L4Manip(skb, l3, ofs, nh, t, kv)) return false;
   uint8_t* ip = skb.pkt.data() + l3;
   std::memcpy(ip + (t.manip == NatManip::kSrc ? hdr::kIpv6SrcOfs : hdr::kIpv6DstOfs), t.addr.data(),
               16);
