@@ -120,7 +120,11 @@ TEST(KernelConntrackIpv6, ExtensionHeadersFragmentsAndNoNextHeader) {
       {"first fragment", 44, "0600000000000001", true},
       {"later fragment", 44, "0600001900000001", false},
       {"no next header", 59, "", false},
-      {"hop-by-hop cut short", 0, "", false},
+      // (A hop-by-hop header "cut short" by reading the TCP header as one
+      // is no such thing: ipv6_skip_exthdr reads its 2-byte option header
+      // and lands past the end on protocol 0xd4, which the generic tracker
+      // takes; see KernelConntrackEdges.)
+      {"hop-by-hop, no next header", 0, "3b00000000000000", false},
   };
   for (const Case& c : cases) {
     for (bool bad : {false, true}) {

@@ -175,11 +175,15 @@ bool GetL4Proto(const SkBuff& skb, size_t l3, L4& out) {
   }
   if ((d[l3] >> 4) != 6 || l3 + hdr::kIpv6Len > len) return false;
   // ipv6_skip_exthdr; a non-first fragment or NEXTHDR_NONE is untrackable.
+  // It reads only each extension header's 2-byte option header (4 bytes of
+  // a fragment header, for frag_off), and ipv6_get_l4proto, unlike the
+  // IPv4 one, does not check the offset against skb->len: a transport
+  // header past the end is the trackers' to refuse.
   out.ipv6 = true;
   uint8_t nh = d[l3 + hdr::kIpv6NextOfs];
   size_t ofs = l3 + hdr::kIpv6Len;
   while (nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 60 || nh == 59) {
-    if (nh == hdr::kProtoNoNext || ofs + 8 > len) return false;
+    if (nh == hdr::kProtoNoNext || ofs + (nh == hdr::kProtoFragment ? 4 : 2) > len) return false;
     size_t hlen = (size_t{d[ofs + 1]} + 1) * 8;
     if (nh == hdr::kProtoFragment) {
       if (GetBe16(d + ofs + 2) & 0xfff8) return false;
@@ -192,7 +196,12 @@ bool GetL4Proto(const SkBuff& skb, size_t l3, L4& out) {
   }
   out.proto = nh;
   out.ofs = ofs;
-  return ofs <= len;
+  return true;
+}
+
+// The bytes from the transport header to the end (0 when it lies past it).
+size_t L4Room(const SkBuff& skb, const L4& l4) {
+  return l4.ofs <= skb.len() ? skb.len() - l4.ofs : 0;
 }
 
 NfCtResult Invalid(NfCtResult r, const char* reason, bool error_counter = false) {
@@ -281,7 +290,7 @@ NfCtResult Udp(SkBuff& skb, size_t l3, const L4& l4, NfHook hook, const NfConntr
 // "error", of the second as "invalid".
 NfCtResult Icmp(SkBuff& skb, size_t l3, const L4& l4, NfHook hook, const NfConntrackConfig& cfg,
                 NfCtExisting existing, NfCtResult r) {
-  if (skb.len() - l4.ofs < hdr::kIcmpLen) return Invalid(r, "short packet", true);
+  if (L4Room(skb, l4) < hdr::kIcmpLen) return Invalid(r, "short packet", true);
   if (cfg.checksum && hook == NfHook::kPreRouting &&
       !L4Checksum(skb, l3, l4, hook, l4.ipv6 ? hdr::kProtoIcmpv6 : hdr::kProtoIcmp, r))
     return Invalid(r, l4.ipv6 ? "ICMPv6 checksum failed" : "bad hw icmp checksum", true);
@@ -352,7 +361,7 @@ NfCtResult NfConntrackIn(SkBuff& skb, size_t l3, NfHook hook, const NfConntrackC
   const bool ports = l4.proto == hdr::kProtoTcp || l4.proto == hdr::kProtoUdp ||
                      l4.proto == hdr::kProtoSctp || l4.proto == 136 || l4.proto == 33;
   // resolve_normal_ct: a tuple with ports needs their 4 bytes.
-  if (ports && skb.len() - l4.ofs < 4) return Invalid(r, "");
+  if (ports && L4Room(skb, l4) < 4) return Invalid(r, "");
   switch (l4.proto) {
     case hdr::kProtoTcp:
       return Tcp(skb, l3, l4, hook, cfg, existing, r);
