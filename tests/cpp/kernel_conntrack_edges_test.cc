@@ -70,11 +70,24 @@ TEST(KernelConntrackEdges, HeadersGetL4ProtoCannotReadAreNotTracked) {
   const Bytes v6 = Ipv6Frame(6, "", kTcpAck);
   ExpectInvalid(Track(Bytes(v6.begin(), v6.begin() + 53)));
   ExpectInvalid(Track(Ipv6Frame(59, "", kTcpAck)));
-  // A hop-by-hop header of which only 7 bytes are there.
-  ExpectInvalid(Track(Ipv6Frame(0, "06000000000000", "")));
+  // One byte of a hop-by-hop header: ipv6_skip_exthdr cannot read its
+  // 2-byte option header (-1).
+  ExpectInvalid(Track(Ipv6Frame(0, "06", "")));
   // Whole, the same header leads to a tracked TCP packet.
   const Bytes hbh = Fixed(Ipv6Frame(0, "0600000000000000", kTcpAck), 62, 6, 16);
   EXPECT_TRUE(Track(hbh).tracked);
+}
+
+TEST(KernelConntrackEdges, AnIpv6TransportHeaderPastTheEndIsTheTrackersToRefuse) {
+  // Four bytes of a hop-by-hop header (length 8): ipv6_skip_exthdr reads
+  // its option header and returns 62, past the 58-byte packet, and
+  // ipv6_get_l4proto (unlike ipv4_get_l4proto) does not check that. TCP
+  // then has no ports to read (nf_ct_get_tuple fails: invalid); a protocol
+  // without a tuple of its own (253) is tracked by the generic tracker;
+  // ICMPv6 is icmpv6_error's "short packet" (error).
+  ExpectInvalid(Track(Ipv6Frame(0, "06000000", "")));
+  EXPECT_TRUE(Track(Ipv6Frame(0, "fd000000", "")).tracked);
+  ExpectInvalid(Track(Ipv6Frame(0, "3a000000", "")), true);
 }
 
 TEST(KernelConntrackEdges, TcpDataOffsetMustFitTheSegment) {
