@@ -2,8 +2,8 @@
 // IPv4 / IPv6 headers cut short (-EINVAL), UFO (not modelled), IPv6
 // extension headers pulled before TCP (ipv6_gso_pull_exthdrs) and cut
 // short (-EPROTONOSUPPORT), the bad-offload warning for a GSO skb that is neither PARTIAL nor
-// UNNECESSARY, and v6.18's SKB_GSO_TCP_FIXEDID keeping every segment's
-// IPv4 ID. Frames: the GSO test frames (plain-loop checksums).
+// UNNECESSARY, v6.18's SKB_GSO_TCP_FIXEDID keeping every segment's IPv4
+// ID, and tcp_gso_segment's refusals. Frames: the GSO test frames (plain-loop checksums).
 //
 // Source: torvalds/linux 7d0a66e4bb90 (v6.18) net/ipv4/af_inet.c
 // inet_gso_segment ("if (unlikely(!pskb_may_pull(skb, sizeof(*iph))))",
@@ -115,6 +115,30 @@ TEST(KernelGsoSegmentEdges, Ipv6ExtensionHeadersCutShortHaveNoHandler) {
   ExpectError(Cut(hbh, kL3 + 44), gso_err::kProtoNoSupport, "gso_error");
   SkBuff big = WithExt(0, {6, 255, 0, 0, 0, 0, 0, 0});
   ExpectError(Cut(big, kL3 + 40 + 128), gso_err::kProtoNoSupport, "gso_error");
+}
+
+TEST(KernelGsoSegmentEdges, TcpGsoSegmentRefusals) {
+  // tcp4_gso_segment / tcp_gso_segment (net/ipv4/tcp_offload.c) leave
+  // segs = ERR_PTR(-EINVAL) for: a gso_type without SKB_GSO_TCPV4, fewer
+  // than 20 bytes of TCP header, a data offset below 5, a checksum start
+  // that is not the transport header, a header longer than the packet,
+  // and a payload of no more than one MSS.
+  SkBuff v6type = GsoSkb(false, 3000);
+  v6type.gso_type = gso::kTcpv6;
+  ExpectError(v6type, gso_err::kInval, "gso_error");
+  ExpectError(Cut(GsoSkb(false, 3000), kTh + 19), gso_err::kInval, "gso_error");
+  SkBuff doff4 = GsoSkb(false, 3000);
+  doff4.pkt.data()[kTh + 12] = 0x40;
+  ExpectError(doff4, gso_err::kInval, "gso_error");
+  SkBuff start = GsoSkb(false, 3000);
+  start.csum_start = kTh - 4;
+  ExpectError(start, gso_err::kInval, "gso_error");
+  SkBuff doff15 = GsoSkb(false, 30);  // 34 + 60 > 84
+  doff15.gso_size = 10;
+  doff15.pkt.data()[kTh + 12] = 0xf0;
+  ExpectError(doff15, gso_err::kInval, "gso_error");
+  SkBuff one = GsoSkb(false, kMss);  // skb->len after the pull == mss
+  ExpectError(one, gso_err::kInval, "gso_error");
 }
 
 TEST(KernelGsoSegmentEdges, AGsoSkbThatIsNeitherPartialNorUnnecessaryIsWarnedAbout) {
