@@ -173,5 +173,32 @@ TEST(KernelVxlanRcvEdges, AnIpv6InnerMarkedCeWithoutACompleteSum) {
   EXPECT_EQ(r.skb.pkt.l4_ofs, 54);
 }
 
+TEST(KernelVxlanRcvEdges, WhatTheTunnelSocketNeverSees) {
+  // Before vxlan_rcv: a frame shorter than Ethernet, an outer IPv4
+  // fragment (reassembly not modelled), a protocol that is not UDP, a UDP
+  // datagram to another port (no socket: NO_SOCKET), or to the port over
+  // the other IP family than the vxlan device's.
+  const Bytes b = Wire(Ipv4Frame(17, kUdp));
+  EXPECT_EQ(Rcv(Bytes(b.begin(), b.begin() + 13)).reason, "PKT_TOO_SMALL");
+  Bytes frag = b;
+  frag[20] = 0x20;  // MF
+  Put16(frag, 24, 0);
+  Put16(frag, 24, static_cast<uint16_t>(~OracleSum(&frag[14], 20)));
+  EXPECT_EQ(Rcv(frag).reason, "FRAG_REASM (not modelled)");
+  Bytes tcp = b;
+  tcp[23] = 6;
+  Put16(tcp, 24, 0);
+  Put16(tcp, 24, static_cast<uint16_t>(~OracleSum(&tcp[14], 20)));
+  EXPECT_EQ(Rcv(tcp).reason, "NOT_UDP");
+  Bytes port = b;
+  Put16(port, 36, 4790);
+  Counters c;
+  EXPECT_EQ(Rcv(port, &c).reason, "NO_SOCKET");
+  EXPECT_EQ(c.Get("Udp:NoPorts"), 1u);
+  VxlanConfig v6 = Rx();
+  v6.ipv6 = true;
+  EXPECT_EQ(Rcv(b, nullptr, kLabKernel, v6).reason, "NO_SOCKET");
+}
+
 }  // namespace
 }  // namespace offlab::kernel
