@@ -139,6 +139,19 @@ TEST(KernelGroInetEdges, InnerEthernetHeadersMakeFlows) {
   ExpectTwoFlowsOfTwo(Gro(Vxlan(), Interleave(a, b)));
 }
 
+TEST(KernelGroInetEdges, VxlanFlagsMakeFlows) {
+  // vxlan_gro_prepare_receive compares the whole flags word as well as the
+  // VNI: a reserved bit set (0x0c instead of 0x08) is another flow here
+  // (vxlan_rcv, not GRO, refuses such a header later).
+  const auto a = Wrapped(SegTrain(2));
+  std::vector<Bytes> b = a;
+  for (Bytes& f : b) {
+    f[42] = 0x0c;
+    FixL4Csum(f, 14, 34, 17, 6);
+  }
+  ExpectTwoFlowsOfTwo(Gro(Vxlan(), Interleave(a, b)));
+}
+
 TEST(KernelGroInetEdges, VxlanWithAnInnerIpv6TcpTrainIsCompletedAsTcpv6) {
   // Inner Ethernet at 50, inner IPv6 at 64, inner TCP at 104. Three
   // 1000-byte segments: the inner payload_len becomes 20 + 3000.
