@@ -154,5 +154,32 @@ TEST(KernelGroUdpEdges, AUdpGroSocketAfterAnotherInTheList) {
   EXPECT_EQ(Gro(c, {Datagram(600, 1), Datagram(600, 2)}).size(), 2u);
 }
 
+TEST(KernelGroUdpEdges, ATunnelFlowNeedsBothOrNeitherOuterChecksum) {
+  // udp_gro_receive on a tunnel socket: "Match ports and either checksums
+  // are either both zero or nonzero": VXLAN frames with and without the
+  // outer UDP checksum, same ports and VNI, are two flows.
+  GroConfig c;
+  c.vxlan.push_back({});
+  Seg s;
+  std::vector<Bytes> frames;
+  for (int k = 0; k < 2; k++) {
+    const Bytes inner = TcpFrame(s);
+    Outer with, without;
+    with.id = static_cast<uint16_t>(10 + k);
+    without.id = static_cast<uint16_t>(20 + k);
+    without.udp_csum = false;
+    frames.push_back(VxlanFrame(with, inner));
+    frames.push_back(VxlanFrame(without, inner));
+    s.seq += static_cast<uint32_t>(s.payload_len), s.id++,
+        s.fill = static_cast<uint8_t>(s.fill + 7);
+  }
+  GroCell g(c);
+  for (const Bytes& f : frames) g.Receive(DriverSkb(f));
+  const auto out = g.Flush();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].gso_segs, 2);
+  EXPECT_EQ(out[1].gso_segs, 2);
+}
+
 }  // namespace
 }  // namespace offlab::testing
