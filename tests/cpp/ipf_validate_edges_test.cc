@@ -79,12 +79,17 @@ TEST(IpfValidateEdges, Ipv4HeaderGuards) {
   EXPECT_EQ(verdict(At(kV4Last.substr(0, 2 * (14 + 19)), 14, kNoOffset)), V::kInvalid);
   // Neither MF nor an offset: a whole datagram, conntrack's.
   EXPECT_EQ(verdict(At(Sub(kV4Last, "00070001", "00070000"), 14, 34)), V::kNotFragment);
-  // Total length 49 > the 48 bytes of L3.
-  EXPECT_EQ(verdict(At(Sub(kV4Last, "45000030", "45000031"), 14, 34)), V::kInvalid);
-  // IHL 16 bytes.
-  EXPECT_EQ(verdict(At(Sub(kV4Last, "45000030", "44000030"), 14, 34)), V::kInvalid);
-  // Total length 16, below the 20-byte header.
-  EXPECT_EQ(verdict(At(Sub(kV4Last, "45000030", "45000010"), 14, 34)), V::kInvalid);
+  // Each with its header checksum right (66b3 adjusted by the word's change),
+  // so that only the length rule can refuse it.
+  // Total length 49 > the 48 bytes of L3 (checksum 66b3 - 1).
+  EXPECT_EQ(verdict(At(Sub(Sub(kV4Last, "45000030", "45000031"), "66b3", "66b2"), 14, 34)),
+            V::kInvalid);
+  // IHL 16 bytes (4500 -> 4400: checksum + 0100).
+  EXPECT_EQ(verdict(At(Sub(Sub(kV4Last, "45000030", "44000030"), "66b3", "67b3"), 14, 34)),
+            V::kInvalid);
+  // Total length 16, below the 20-byte header (checksum + 0020).
+  EXPECT_EQ(verdict(At(Sub(Sub(kV4Last, "45000030", "45000010"), "66b3", "66d3"), 14, 34)),
+            V::kInvalid);
   // Bytes past the total length are padding: total length 40 of 48 is fine
   // (checksum of the changed header: 66b3 + 8 = 66bb).
   EXPECT_EQ(verdict(At(Sub(Sub(kV4Last, "45000030", "45000028"), "66b3", "66bb"), 14, 34)),

@@ -6,12 +6,9 @@
 // 00:e0:2b:00:00:00/04/06, Cisco's 01:00:0c:00:00:00, 01:00:0c:cc:cc:cc/cd,
 // 01:00:0c:cd:cd:cd and CFM 01:00:0c:cc:cc:c0-c7; is_admissible drops frames
 // to them (ofproto-dpif-xlate.c:2596-2602), any other multicast is flooded.
-// A multicast source is never learned (lib/mac-learning.c:323-327
-// mac_learning_may_learn), so a frame to it is flooded later.
 #include <gtest/gtest.h>
 
 #include <string>
-#include <vector>
 
 #include "offlab/net/bytes.h"
 #include "offlab/ovs/pipeline.h"
@@ -45,37 +42,6 @@ TEST(NormalReservedEdges, ReservedRangesEndWhereOvsEndsThem) {
         "01000ccdcdce", "01000c000001", "00e02b000001", "00e02b000005", "00e02b000007"}) {
     EXPECT_EQ(SentFor(flooded), 2u) << flooded;
   }
-}
-
-TEST(NormalReservedEdges, AMulticastSourceIsNotLearned) {
-  Pipeline br;
-  br.AddPort({.name = "p1"});
-  br.AddPort({.name = "p2"});
-  br.AddPort({.name = "p3"});
-  br.AddFlow("actions=NORMAL");
-  // From p2, source 03:00:00:00:00:05 (multicast), to anything.
-  const std::string from_mcast =
-      "020000000009"
-      "030000000005" +
-      kG.substr(24);
-  EXPECT_EQ(br.Receive("p2", FromHex(from_mcast)).size(), 2u);
-  // To 03:00:00:00:00:05 from p1: not learned on p2, so flooded.
-  const std::string to_mcast =
-      "030000000005"
-      "020000000001" +
-      kG.substr(24);
-  EXPECT_EQ(br.Receive("p1", FromHex(to_mcast)).size(), 2u);
-  // The same with a unicast source learned on p2: only p2.
-  const std::string from_uni =
-      "020000000009"
-      "020000000005" +
-      kG.substr(24);
-  br.Receive("p2", FromHex(from_uni));
-  const auto out = br.Receive("p1", FromHex("020000000005"
-                                            "020000000001" +
-                                            kG.substr(24)));
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].port, "p2");
 }
 
 }  // namespace

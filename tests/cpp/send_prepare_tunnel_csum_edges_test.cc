@@ -83,6 +83,9 @@ TEST(SendPrepareTunnelCsumEdges, OffsetsMissingOutOfOrderOrOdd) {
   Packet odd_l3 = base;
   odd_l3.inner_l3_ofs = 65;
   ExpectRefused(odd_l3, "inner L3 an odd distance from the outer L4");
+  Packet odd_outer = base;
+  odd_outer.l4_ofs = 33;
+  ExpectRefused(odd_outer, "inner L3 an odd distance from an outer L4 at 33");
   Packet odd_l4 = base;
   odd_l4.inner_l4_ofs = 85;
   ExpectRefused(odd_l4, "inner L4 an odd distance from the inner L3");
