@@ -66,7 +66,13 @@ NatSpec ParseNat(const std::string& inner) {
     size_t close = rest.find(']');
     if (close == std::string::npos) throw Error("nat: unterminated [ in '" + rest + "'");
     addr = rest.substr(1, close - 1);
-    if (close + 1 < rest.size() && rest[close + 1] == ':') {
+    if (close + 1 < rest.size()) {
+      // Only ":port" may follow the bracketed address: str_to_nat_range
+      // (openvswitch/ovs v3.1.0 lib/ofp-actions.c:7222-7225) refuses anything
+      // else with "garbage (...) after nat range".
+      if (rest[close + 1] != ':') {
+        throw Error("nat: garbage (" + rest.substr(close + 1) + ") after nat range '" + rest + "'");
+      }
       n.port = static_cast<uint16_t>(ParseNumber(rest.substr(close + 2), 65535, "nat port"));
     }
   } else if (std::count(rest.begin(), rest.end(), ':') == 1) {

@@ -36,7 +36,11 @@ bool VnetReceive(Packet& p, const VnetHdr& h, Counters* counters) {
       return false;
     } else {
       Count(counters, "netdev_linux_unknown_l4_csum");
-      VnetCompleteCsum(p, h);
+      // csum() of the bytes from csum_start, stored as it comes: OVS does
+      // not turn a 0 into 0xffff here (d6a632a9b lib/netdev-linux.c
+      // netdev_linux_parse_vnet_hdr, "*csum_l4 = csum(l4, ...)").
+      uint8_t* start = p.data() + h.csum_start;
+      PutBe16(start + h.csum_offset, csum::Finish(csum::Partial(start, p.size() - h.csum_start)));
       if (proto == hdr::kProtoTcp || proto == hdr::kProtoUdp || proto == hdr::kProtoSctp) {
         p.offloads.set_l4(CsumStatus::kGood);
       }
@@ -102,8 +106,9 @@ void VnetCompleteCsum(Packet& p, const VnetHdr& h) {
   }
   uint8_t* start = p.data() + h.csum_start;
   uint16_t c = csum::Finish(csum::Partial(start, p.size() - h.csum_start));
-  // UDP reserves 0 for "no checksum" (Linux CSUM_MANGLED_0).
-  if (c == 0 && h.csum_offset == hdr::kUdpCsumOfs) c = 0xffff;
+  // skb_checksum_help (net/core/dev.c): "csum_fold(csum) ?: CSUM_MANGLED_0",
+  // whatever the protocol (UDP needs it: 0 would mean "no checksum").
+  if (c == 0) c = 0xffff;
   PutBe16(start + h.csum_offset, c);
 }
 
