@@ -34,6 +34,7 @@ TEST(KernelGsoFragListSplit, HeadFragMembersSplitIntoGsoSegmentsSince417) {
   } cases[] = {
       {{6, 18}, true, 3, 2 * kMss},  // split at the members: three 2-MSS TSO skbs
       {{4, 17}, true, 3, 2 * kMss},
+      {{4, 16}, true, 0, kMss},  // the release before 13acc94eff12
       // Before 13acc94eff12 a member's 2-MSS linear area met at gso_size
       // hits BUG_ON(skb_headlen(list_skb) > len): nothing leaves.
       {{4, 11}, true, 0, kMss},
