@@ -64,6 +64,26 @@ TEST(KernelGsoFragListSplit, HeadFragMembersSplitIntoGsoSegmentsSince417) {
   }
 }
 
+TEST(KernelGsoFragListSplit, AHeadFragMemberReachedThroughFragsFrom417) {
+  // A head of 1000 payload bytes and a head_frag member of one MSS on an SG
+  // device: the first segment takes the member's first 448 bytes as a page
+  // frag. 13acc94eff12 (v4.17) allows that for a head_frag member; 4.16's
+  // skb_segment has BUG_ON(skb_headlen(list_skb)) there (dropped here).
+  auto run = [](int minor, Counters* c) {
+    SkBuff s = GsoSkb(false, 1000 + kMss, 0x10);
+    s.frag_list_lens = {kMss};
+    XmitOptions opt;
+    opt.frag_list_linear = true;
+    opt.frag_list_head_frag = true;
+    return ValidateXmitSkb(s, Dev(netif::kSg | netif::kIpCsum), opt, KernelVersion{4, minor}, c);
+  };
+  Counters old, now;
+  EXPECT_TRUE(run(16, &old).empty());
+  EXPECT_EQ(old.Get("skb_segment_bug"), 1u);
+  EXPECT_EQ(run(17, &now).size(), 2u);
+  EXPECT_EQ(now.Get("skb_segment_bug"), 0u);
+}
+
 TEST(KernelGsoFragListSplit, SegmentsInsideAMemberReferenceItThroughFrags) {
   // A device without TSO cuts at gso_size. With one MSS in the head and a
   // page-backed member of three (its bytes in page frags, no linear part),

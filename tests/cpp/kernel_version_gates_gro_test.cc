@@ -80,8 +80,10 @@ TEST(KernelVersionGatesGro, FixedIdsWithDfMergeFrom47) {
   // 6.9 (is_atomic) and 6.10 (ip_fixedid) mark it the same way.
   EXPECT_EQ(GsoTypeOfOne(Gro(At(6, 9), FixedIdPair(true))), gso::kTcpv4 | gso::kTcpFixedid);
   EXPECT_EQ(GsoTypeOfOne(Gro(At(6, 10), FixedIdPair(true))), gso::kTcpv4 | gso::kTcpFixedid);
-  // An incrementing flow is never marked: 6.9 clears is_atomic at the
-  // second segment, 6.10 never sets ip_fixedid.
+  // An incrementing flow is never marked: from 4.7 to 6.9 an atomic flow
+  // whose ID moved by one at its second segment turns incrementing
+  // (is_atomic cleared), 6.10 never sets ip_fixedid.
+  EXPECT_EQ(GsoTypeOfOne(Gro(At(4, 7), SegTrain(2))), gso::kTcpv4);
   EXPECT_EQ(GsoTypeOfOne(Gro(At(6, 9), SegTrain(2))), gso::kTcpv4);
   EXPECT_EQ(GsoTypeOfOne(Gro(At(6, 10), SegTrain(2))), gso::kTcpv4);
   // 6.18: the per-level bit (SKB_GSO_TCP_FIXEDID moved to bit 30).
