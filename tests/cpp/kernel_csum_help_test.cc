@@ -99,17 +99,27 @@ TEST(KernelCsumHelp, SctpCrcNeedsSctpCrcFromV413) {
   for (int i = 0; i < 4; i++) want[42 + i] = static_cast<uint8_t>(crc >> (8 * i));
   ASSERT_EQ(SkbCsumHwoffloadHelp(odd, netif::kHwCsum, kLabKernel), 0);
   EXPECT_EQ(odd.pkt.bytes(), want);
-  // Before v4.13 any checksum feature took it, CRC or not.
-  SkBuff old = Partial(132);
-  ASSERT_EQ(SkbCsumHwoffloadHelp(old, netif::kHwCsum, KernelVersion{4, 11}), 0);
-  EXPECT_EQ(old.ip_summed, IpSummed::kPartial);
+  // Before v4.13 any checksum feature took it, CRC or not; 4.13 ("net:
+  // more accurate checksumming in validate_xmit_skb()") is the first
+  // release that asks for SCTP_CRC.
+  for (KernelVersion kv : {KernelVersion{4, 11}, KernelVersion{4, 12}}) {
+    SkBuff old = Partial(132);
+    ASSERT_EQ(SkbCsumHwoffloadHelp(old, netif::kHwCsum, kv), 0);
+    EXPECT_EQ(old.ip_summed, IpSummed::kPartial) << kv.ToString();
+  }
+  SkBuff v413 = Partial(132);
+  ASSERT_EQ(SkbCsumHwoffloadHelp(v413, netif::kHwCsum, KernelVersion{4, 13}), 0);
+  EXPECT_EQ(v413.ip_summed, IpSummed::kNone);
 }
 
 TEST(KernelCsumHelp, BeforeV512AnyChecksumFeatureTakesAnyInetChecksum) {
   // An ICMP-like checksum offset (2) with only IP_CSUM: v5.10 leaves it to
   // the device, v6.18 completes it in software.
+  // The boundary: "net: support ip generic csum processing in
+  // skb_csum_hwoffload_help" is v5.12.
   for (auto [kv, partial] :
-       {std::pair{KernelVersion{5, 10}, true}, std::pair{KernelVersion{6, 18}, false}}) {
+       {std::pair{KernelVersion{5, 10}, true}, std::pair{KernelVersion{5, 11}, true},
+        std::pair{KernelVersion{5, 12}, false}, std::pair{KernelVersion{6, 18}, false}}) {
     SkBuff s = Partial(6);
     s.csum_offset = 2;
     ASSERT_EQ(SkbCsumHwoffloadHelp(s, netif::kIpCsum, kv), 0);

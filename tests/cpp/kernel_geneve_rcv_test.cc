@@ -109,6 +109,22 @@ TEST(KernelGeneveRcv, EcnDecapsulationIpv4Inner) {
   }
 }
 
+// INET_ECN_set_ect1 for an ECT(1) outer over an ECT(0) inner came with
+// b723748750ec "tunnel: Propagate ECT(1) when decapsulating as recommended
+// by RFC6040" (a [PATCH net] of 27 Apr 2020: v5.7, also in 5.4.41); v5.6
+// leaves the inner ECT(0).
+TEST(KernelGeneveRcv, EcnEct1PropagatedFrom57) {
+  Outer o;
+  o.tos = 1;
+  const Bytes wire = BuildOuter(o, Inner4(2));
+  auto r = GeneveRcv(Skb(wire), RxConfig(), KernelVersion{5, 6, false});
+  ASSERT_TRUE(r.delivered) << r.reason;
+  EXPECT_EQ(r.skb.pkt.bytes(), Inner4(2));
+  r = GeneveRcv(Skb(wire), RxConfig(), KernelVersion{5, 7, false});
+  ASSERT_TRUE(r.delivered) << r.reason;
+  EXPECT_EQ(r.skb.pkt.bytes(), Inner4(1));
+}
+
 // IP6_ECN_set_ce keeps a COMPLETE skb->csum in step with the traffic class
 // it changes; the sum left must match the delivered bytes.
 TEST(KernelGeneveRcv, EcnCeOnIpv6InnerKeepsTheCompleteSum) {

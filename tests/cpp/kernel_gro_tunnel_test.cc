@@ -210,6 +210,22 @@ TEST(KernelGroVxlan, RemoteChecksumOffload) {
   EXPECT_EQ(zero.last_reason(), "vxlan_rco_csum_invalid");
 }
 
+TEST(KernelGroVxlan, RemoteChecksumOffloadFrom40) {
+  // vxlan_gro_receive learned RCO with "vxlan: Remote checksum offload"
+  // (v4.0): 3.19 takes the inner field (a pseudo-header sum) as a checksum
+  // and merges nothing; 4.0 merges the train.
+  Outer o;
+  o.rco = true;
+  const auto frames = VxlanTrain(RcoInner(3), o);
+  for (int maj_min : {319, 400}) {
+    GroConfig c = VxlanCfg(maj_min / 100, maj_min % 100);
+    c.vxlan[0].remcsum_rx = true;
+    GroCell g(c);
+    for (const Bytes& f : frames) g.Receive(DriverSkb(f));
+    EXPECT_EQ(g.stats().merged, maj_min == 400 ? 2u : 0u) << maj_min;
+  }
+}
+
 TEST(KernelGroVxlan, NopartialRestoresTheHeldFrame) {
   Outer o;
   o.rco = true;

@@ -104,6 +104,14 @@ TEST(KernelGsoDispatch, FixedIdWithoutDfFailsBefore618) {
   Counters bad;
   EXPECT_EQ(Segments(s, &bad, v612), 0u);
   EXPECT_EQ(bad.Get("gso_error"), 1u);
+  // The last release of that rule and the first of 6.18's, where
+  // SKB_GSO_TCP_FIXEDID is bit 30 and DF no longer matters: bit 3 means
+  // nothing there, the IDs increment and the skb is segmented.
+  Counters v617, v618;
+  EXPECT_EQ(Segments(s, &v617, KernelVersion{6, 17}), 0u);
+  EXPECT_EQ(v617.Get("gso_error"), 1u);
+  EXPECT_EQ(Segments(s, &v618, KernelVersion{6, 18}), 3u);
+  EXPECT_EQ(v618.Get("gso_error"), 0u);
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ TEST(KernelGsoFragListSplit, HeadFragMembersSplitIntoGsoSegmentsSince417) {
   } cases[] = {
       {{6, 18}, true, 3, 2 * kMss},  // split at the members: three 2-MSS TSO skbs
       {{4, 17}, true, 3, 2 * kMss},
+      {{4, 16}, true, 0, kMss},  // the release before 13acc94eff12
       // Before 13acc94eff12 a member's 2-MSS linear area met at gso_size
       // hits BUG_ON(skb_headlen(list_skb) > len): nothing leaves.
       {{4, 11}, true, 0, kMss},
@@ -61,6 +62,26 @@ TEST(KernelGsoFragListSplit, HeadFragMembersSplitIntoGsoSegmentsSince417) {
     ASSERT_EQ(segs.size(), 3u);
     EXPECT_EQ(k.Get("gso_frag_list_split"), head_frag ? 1u : 0u);
   }
+}
+
+TEST(KernelGsoFragListSplit, AHeadFragMemberReachedThroughFragsFrom417) {
+  // A head of 1000 payload bytes and a head_frag member of one MSS on an SG
+  // device: the first segment takes the member's first 448 bytes as a page
+  // frag. 13acc94eff12 (v4.17) allows that for a head_frag member; 4.16's
+  // skb_segment has BUG_ON(skb_headlen(list_skb)) there (dropped here).
+  auto run = [](int minor, Counters* c) {
+    SkBuff s = GsoSkb(false, 1000 + kMss, 0x10);
+    s.frag_list_lens = {kMss};
+    XmitOptions opt;
+    opt.frag_list_linear = true;
+    opt.frag_list_head_frag = true;
+    return ValidateXmitSkb(s, Dev(netif::kSg | netif::kIpCsum), opt, KernelVersion{4, minor}, c);
+  };
+  Counters old, now;
+  EXPECT_TRUE(run(16, &old).empty());
+  EXPECT_EQ(old.Get("skb_segment_bug"), 1u);
+  EXPECT_EQ(run(17, &now).size(), 2u);
+  EXPECT_EQ(now.Get("skb_segment_bug"), 0u);
 }
 
 TEST(KernelGsoFragListSplit, SegmentsInsideAMemberReferenceItThroughFrags) {

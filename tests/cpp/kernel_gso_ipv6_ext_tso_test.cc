@@ -2,8 +2,8 @@
 // IPv6 extension headers, so a TCPv6 GSO skb whose network header runs past
 // the 40-byte IPv6 header (skb_network_header_len != sizeof(struct
 // ipv6hdr)) loses IPV6_CSUM, TSO6 and GSO_UDP_L4 on a device with only
-// those: it is segmented and checksummed in software. Absent in v6.12.19. The frame is the scapy
-// hop-by-hop SYN of kernel_xmit_ipv6_ext_test.cc turned into an ACK with
+// those: it is segmented and checksummed in software. Absent in v6.12.19, in v6.17 (864e3396976e).
+// The frame is the scapy hop-by-hop SYN of kernel_xmit_ipv6_ext_test.cc turned into an ACK with
 // 3000 payload bytes; the segments are checked with test_util.h's oracle.
 #include <gtest/gtest.h>
 
@@ -58,10 +58,43 @@ TEST(KernelGsoIpv6ExtTso, ExtensionHeaderTakesTso6AwayOn618) {
   // v6.12: the device keeps TSO6, and validate_xmit_skb's
   // skb_csum_hwoffload_help sends the extension-header skb to
   // skb_checksum_help, which refuses a GSO skb (skb_warn_bad_offload,
-  // -EINVAL): dropped. That is what the v6.18 rule ("net: gso: Forbid IPv6
+  // -EINVAL): dropped. That is what the v6.17 rule ("net: gso: Forbid IPv6
   // TSO with extensions on devices with only IPV6_CSUM") cures.
   const auto old = ValidateXmitSkb(TsoHbh(), dev, XmitOptions{}, KernelVersion{6, 12}, &c);
   EXPECT_TRUE(old.empty());
+}
+
+TEST(KernelGsoIpv6ExtTso, TheRuleStartsAt617) {
+  // 864e3396976e (a [PATCH net v3] of 14 Aug 2025, in stable 6.1.149 of
+  // 28 Aug 2025) is in v6.17: 6.16 drops the skb as 6.12 does, 6.17
+  // segments it in software.
+  const DeviceFeatures dev{netif::kSg | netif::kIpv6Csum | netif::kTso6, 0, 65536, 65535, 1500};
+  EXPECT_TRUE(ValidateXmitSkb(TsoHbh(), dev, KernelVersion{6, 16}).empty());
+  EXPECT_EQ(ValidateXmitSkb(TsoHbh(), dev, KernelVersion{6, 17}).size(), 3u);
+}
+
+TEST(KernelGsoIpv6ExtTso, Ipv6CsumCoversNoExtensionHeaderFrom612) {
+  // skb_csum_hwoffload_help (04c20a9356f2 "net: skip offload for
+  // NETIF_F_IPV6_CSUM if ipv6 header contains extension", v6.12): a
+  // non-GSO PARTIAL skb behind a hop-by-hop header on an IPV6_CSUM device
+  // is left to the device by 6.11 and checksummed in software by 6.12.
+  for (int minor : {11, 12}) {
+    SkBuff s = TsoHbh();
+    s.gso_size = 0;
+    s.gso_segs = 0;
+    s.gso_type = 0;
+    ASSERT_EQ(SkbCsumHwoffloadHelp(s, netif::kIpv6Csum, KernelVersion{6, minor}), 0);
+    EXPECT_EQ(s.ip_summed, minor == 11 ? IpSummed::kPartial : IpSummed::kNone) << minor;
+  }
+}
+
+TEST(KernelGsoIpv6ExtTso, GsoMaxSizeSendsToSoftwareGsoFrom612) {
+  // gso_features_check's skb->len >= gso_max_size test: absent in v6.1.0,
+  // present in v6.12.19, taken from 6.12. HW_CSUM keeps the extension
+  // header rule out of the way.
+  const DeviceFeatures dev{netif::kSg | netif::kHwCsum | netif::kTso6, 0, 2000, 65535, 1500};
+  EXPECT_EQ(ValidateXmitSkb(TsoHbh(), dev, KernelVersion{6, 11}).size(), 1u);
+  EXPECT_EQ(ValidateXmitSkb(TsoHbh(), dev, KernelVersion{6, 12}).size(), 3u);
 }
 
 }  // namespace

@@ -125,6 +125,31 @@ SkBuff GroFragListSkb(std::vector<uint32_t> members) {
   return s;
 }
 
+TEST(KernelGsoFragList, MangledDodgyGsoSizeIsCopiedWithoutSgFrom53) {
+  // 3dcbdb134f32 ("net: gso: Fix skb_segment splat when splitting gso_size
+  // mangled skb having linear-headed frag_list", v5.3): a DODGY skb whose
+  // gso_size no longer matches its linear members is copied without SG.
+  // 5.2 reaches the linear, non-head_frag member through the frag path and
+  // hits the BUG_ON (dropped here).
+  auto mangled = [] {
+    SkBuff s = GroFragListSkb({kMss, kMss});
+    s.gso_type |= gso::kDodgy;
+    s.gso_size = 500;
+    s.gso_segs = static_cast<uint16_t>((3 * kMss + 499) / 500);
+    return s;
+  };
+  Counters old;
+  EXPECT_TRUE(
+      ValidateXmitSkb(mangled(), Dev(netif::kSg | netif::kIpCsum), KernelVersion{5, 2}, &old)
+          .empty());
+  EXPECT_EQ(old.Get("skb_segment_bug"), 1u);
+  Counters now;
+  auto segs =
+      ValidateXmitSkb(mangled(), Dev(netif::kSg | netif::kIpCsum), KernelVersion{5, 3}, &now);
+  EXPECT_EQ(segs.size(), (3 * kMss + 499) / 500);
+  EXPECT_EQ(now.Get("skb_segment_bug"), 0u);
+}
+
 TEST(KernelGsoFragList, SegmentedAtMssWithoutFraglistAndPassedWholeWithIt) {
   const uint64_t tso = netif::kSg | netif::kIpCsum | netif::kTso;
   for (uint64_t f : {tso, netif::kSg | netif::kIpCsum}) {
@@ -230,6 +255,35 @@ TEST(KernelGsoFragList, IbmvethTrunkSegmentsLinearizesOrDropsByKernel) {
   Counters c;
   EXPECT_FALSE(IbmvethStartXmit(now[0], cfg, kLabKernel, &c).sent);
   EXPECT_EQ(c.Get("ibmveth_tx_dropped"), 1u);
+}
+
+TEST(KernelGsoFragList, DeviceWithoutSgClonesMembersFrom61Exactly) {
+  // The clone test before hsize is clamped: absent in v5.10, present in
+  // v6.1.0; 6.0 still copies every member (and checksums the copies).
+  Counters v60, v61;
+  auto a =
+      ValidateXmitSkb(GroFragListSkb({kMss, 600}), Dev(netif::kIpCsum), KernelVersion{6, 0}, &v60);
+  auto b =
+      ValidateXmitSkb(GroFragListSkb({kMss, 600}), Dev(netif::kIpCsum), KernelVersion{6, 1}, &v61);
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(v60.Get("gso_copy_bytes"), 3 * kHdr + 2 * kMss + 600);
+  EXPECT_EQ(v61.Get("gso_copy_bytes"), 3 * kHdr + kMss);
+}
+
+TEST(KernelGsoFragList, IbmvethLongTermBufferDropsFraglistFrom61) {
+  // The premapped long-term buffer copy (absent in v4.19, present in
+  // v6.1.0): 6.0 still linearizes the frag_list, 6.1 drops it.
+  IbmvethConfig cfg;
+  const KernelVersion v60{6, 0}, v61{6, 1};
+  auto a = ValidateXmitSkb(GroFragListSkb({kMss, kMss}), IbmvethFeatures(cfg, v60), v60);
+  ASSERT_EQ(a.size(), 1u);
+  IbmvethTx tx = IbmvethStartXmit(a[0], cfg, v60);
+  EXPECT_TRUE(tx.sent);
+  EXPECT_EQ(tx.linearized_bytes, 2 * kMss);
+  auto b = ValidateXmitSkb(GroFragListSkb({kMss, kMss}), IbmvethFeatures(cfg, v61), v61);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_FALSE(IbmvethStartXmit(b[0], cfg, v61).sent);
 }
 
 TEST(KernelGsoFragList, GsoFraglistSkbIsSplitBackIntoItsPackets) {

@@ -229,6 +229,13 @@ TEST(KernelHostSeed1, Kernel618MergesBothWaysAndPaysForTheZeroChecksum) {
   EXPECT_EQ(z.work.csum_bytes, kSegs * (40 + 20 + kMss) + 40);
 }
 
+TEST(KernelHostSeed1, GroCellsPassFrom48) {
+  // vxlan_rcv hands the inner skb to gro_cells_receive from 58ce31cca1ff
+  // ("vxlan: GRO support at tunnel layer", v4.8); 4.7 used netif_rx.
+  EXPECT_FALSE(HostReceives(KernelVersion{4, 7, false}, true).cell_gro_ran);
+  EXPECT_TRUE(HostReceives(KernelVersion{4, 8, false}, true).cell_gro_ran);
+}
+
 TEST(KernelHostSeed1, TheOuterAddressesAreTheTunnelKeys) {
   // vxlan_xmit_one on the collect_md device behind OVS takes the outer
   // source and destination from the tunnel metadata (info->key), not from

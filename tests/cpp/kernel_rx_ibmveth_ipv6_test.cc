@@ -71,6 +71,42 @@ TEST(KernelRxIbmvethIpv6, NullTcpChecksumOverIpv6BecomesPartialWithThePseudoSum)
   EXPECT_EQ(rest, f);
 }
 
+// ibmveth_rx_csum_helper by release: 4.19 (trunk mode: every TCP frame
+// gets the pseudo-header sum and CHECKSUM_PARTIAL), 5.14 (7525de2516fb:
+// only a NULL checksum, the sum still only in trunk mode), 6.6
+// (51e7a66666e0: a NULL checksum gets both in any mode).
+TEST(KernelRxIbmvethIpv6, ChecksumHelperByRelease) {
+  const NicProfile trunk = BuiltinProfile("ibmveth_trunk");
+  NicProfile plain = trunk;
+  plain.kernel->active_trunk = false;
+  auto rx = [](const Bytes& f, const NicProfile& p, int maj, int min) {
+    const RxResult r = DriverReceiveFull(f, p, KernelVersion{maj, min, false}, nullptr, RxMeta{});
+    EXPECT_FALSE(r.dropped);
+    return r.skb;
+  };
+  // A good checksum on a trunk: left alone before 4.19 and from 5.14.
+  const Bytes good = Tcp6(100);
+  EXPECT_EQ(rx(good, trunk, 4, 18).ip_summed, IpSummed::kUnnecessary);
+  EXPECT_EQ(rx(good, trunk, 4, 19).ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(rx(good, trunk, 5, 13).ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(rx(good, trunk, 5, 14).ip_summed, IpSummed::kUnnecessary);
+  // A NULL checksum outside trunk mode: PARTIAL from 5.14, the pseudo sum
+  // written only from 6.6.
+  Bytes null = Tcp6(100);
+  Put16(null, 70, 0);
+  const uint16_t pseudo = static_cast<uint16_t>(OracleSum(null.data() + 22, 32, 6 + 120));
+  EXPECT_EQ(rx(null, plain, 5, 13).ip_summed, IpSummed::kUnnecessary);
+  const SkBuff v514 = rx(null, plain, 5, 14);
+  EXPECT_EQ(v514.ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(Be16(v514.pkt.bytes(), 70), 0);
+  const SkBuff v65 = rx(null, plain, 6, 5);
+  EXPECT_EQ(v65.ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(Be16(v65.pkt.bytes(), 70), 0);
+  const SkBuff v66 = rx(null, plain, 6, 6);
+  EXPECT_EQ(v66.ip_summed, IpSummed::kPartial);
+  EXPECT_EQ(Be16(v66.pkt.bytes(), 70), pseudo);
+}
+
 TEST(KernelRxVirtioTunnelCsum, DataValidWithUdpTunnelGsoIsAFrameError) {
   const NicProfile p = BuiltinProfile("virtio");
   RxMeta m;

@@ -173,6 +173,24 @@ TEST(KernelXmitTunnel, GsoPartialLeavesWholeMssBlocksToTheDevice) {
   for (size_t i = 0; i < 3; i++) EXPECT_EQ(wire[i], VxlanWire(i, true)) << i;
 }
 
+TEST(KernelXmitTunnel, GsoPartialRestGetsItsOwnUdpLengthFrom419) {
+  // __skb_udp_tunnel_segment: a GSO_PARTIAL segment's outer UDP length is
+  // one MSS segment's; v4.11 (udp_offload.c:125) also gave it to the
+  // trailing non-GSO segment, fixed by v4.19 (taken as the boundary).
+  const uint64_t f =
+      netif::kSg | netif::kIpCsum | netif::kTso | netif::kGsoPartial | netif::kGsoUdpTunnelCsum;
+  XmitOptions opt;
+  opt.gso_partial_features = netif::kGsoUdpTunnelCsum;
+  for (int minor : {18, 19}) {
+    auto out =
+        ValidateXmitSkb(VxlanSkb(3000, true), Dev(f, f), opt, KernelVersion{4, minor}, nullptr);
+    ASSERT_EQ(out.size(), 2u) << minor;
+    const Bytes& rest = out[1].pkt.bytes();
+    const bool own = Get16(rest, kUdp + 4) == rest.size() - kUdp;
+    EXPECT_EQ(own, minor == 19) << minor;
+  }
+}
+
 TEST(KernelXmitTunnel, RemoteChecksumOffloadLeavesTheInnerChecksumToTheReceiver) {
   // With TUNNEL_REMCSUM the inner TCP field keeps each segment's pseudo-header
   // sum (the receiver completes it); the outer UDP checksum covers the bytes

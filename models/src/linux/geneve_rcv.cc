@@ -177,8 +177,8 @@ GeneveRcvResult GeneveRcv(SkBuff skb, const GeneveConfig& cfg, KernelVersion kv,
     }
     if ((ip.tos & 3) == 3) MarkCe(skb, l3, et);
     // INET_ECN_decapsulate: an outer ECT(1) makes an ECT(0) inner ECT(1)
-    // (INET_ECN_set_ect1; RFC 6040 4.2, since v5.9).
-    if ((ip.tos & 3) == 1 && (inner_ds & 3) == 2 && kv.AtLeast(5, 9)) MarkEct1(skb, l3, et);
+    // (INET_ECN_set_ect1; RFC 6040 4.2, b723748750ec, since v5.7).
+    if ((ip.tos & 3) == 1 && (inner_ds & 3) == 2 && kv.AtLeast(5, 7)) MarkEct1(skb, l3, et);
   }
   if (!cfg.up) {
     dev("rx_dropped");

@@ -65,8 +65,12 @@ GroPacket* UdpGroReceiveSegment(GroList& head, GroPacket& skb, size_t off, GroCt
       skb.cb.flush = true;
       return &p;
     }
-    // L3 flush checks reached UDP segments in v6.10 (4b0ebbca3e16).
-    const int flush = ctx.cfg.kv.AtLeast(6, 10) ? GroNetworkFlush(p, skb, off, ctx.cfg.kv) : 0;
+    // L3 flush checks reached UDP segments in v6.9: "net: gro: add flush
+    // check in udp_gro_receive_segment" (Richard Gobert, in Linux 6.9-rc7's
+    // shortlog of 5 May 2024) took NAPI_GRO_CB(p)->flush and flush_id as
+    // tcp_gro_receive did -- GroNetworkFlush's pre-6.10 form; v6.10's
+    // 4b0ebbca3e16 moved them to gro_receive_network_flush.
+    const int flush = ctx.cfg.kv.AtLeast(6, 9) ? GroNetworkFlush(p, skb, off, ctx.cfg.kv) : 0;
     const uint16_t ulen2 = GetBe16(uh2 + hdr::kUdpLenOfs);
     int ret = 0;
     GroPacket* pp = nullptr;

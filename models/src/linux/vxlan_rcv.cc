@@ -215,9 +215,10 @@ VxlanRcvResult VxlanRcv(SkBuff skb, const VxlanConfig& cfg, KernelVersion kv, Co
     // INET_ECN_decapsulate: "else if ((outer & INET_ECN_MASK) ==
     // INET_ECN_ECT_1) INET_ECN_set_ect1(skb);", which changes only an
     // ECT(0) inner header (RFC 6040 4.2; "tunnel: Propagate ECT(1) when
-    // decapsulating as recommended by RFC6040", 2020: v5.9, present in
-    // v5.15 and v6.18).
-    if ((inner_ds & 3) == 2 && (ip.tos & 3) == 1 && kv.AtLeast(5, 9)) SetEct1(skb, l3, et);
+    // decapsulating as recommended by RFC6040", b723748750ec: v5.7 -- a
+    // "[PATCH net]" of 27 Apr 2020, in 5.7-rc and backported to 5.4.41 of
+    // 14 May 2020 -- present in v5.15 and v6.18).
+    if ((inner_ds & 3) == 2 && (ip.tos & 3) == 1 && kv.AtLeast(5, 7)) SetEct1(skb, l3, et);
   }
   if (!cfg.up) {
     dev("rx_dropped");

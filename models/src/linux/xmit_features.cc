@@ -58,9 +58,12 @@ uint64_t GsoFeaturesCheck(const SkBuff& skb, const DeviceFeatures& dev, const Xm
       features &= ~kMangleidFeatures;
   }
   // :3791-3798 NETIF_F_IPV6_CSUM covers no IPv6 extension headers, so
-  // neither does TSO6 that depends on it (UDP_L4 unmodelled). In v6.18,
-  // absent in v6.12.19 (wishday/linux-6.12.y dev.c gso_features_check).
-  if (kv.AtLeast(6, 18) && (features & netif::kIpv6Csum) && (skb.gso_type & gso::kTcpv6) &&
+  // neither does TSO6 that depends on it (UDP_L4 unmodelled). Absent in
+  // v6.12.19 (wishday/linux-6.12.y dev.c gso_features_check); 864e3396976e
+  // "net: gso: Forbid IPv6 TSO with extensions on devices with only
+  // IPV6_CSUM" was a [PATCH net v3] of 14 Aug 2025, already in stable
+  // 6.1.149 (28 Aug 2025), so in v6.17.
+  if (kv.AtLeast(6, 17) && (features & netif::kIpv6Csum) && (skb.gso_type & gso::kTcpv6) &&
       skb.pkt.l3_ofs != kNoOffset && skb.pkt.l4_ofs != kNoOffset &&
       skb.pkt.l4_ofs - skb.pkt.l3_ofs != static_cast<int>(hdr::kIpv6Len))
     features &= ~(netif::kIpv6Csum | netif::kTso6 | netif::kGsoUdpL4);

@@ -259,7 +259,7 @@ path_case("vxlan4-ecn-ce-not-ect", "vxlan",
           inner=[], a_opts=CSUM, b_opts=CSUM,
           underlay=[underlay_frame(inner_udp(), "good", tos=0x03)])  # fmt: skip
 path_case("vxlan4-ecn-ect1", "vxlan",
-          "outer IPv4 ECN ECT(1) over an inner ECT(0) packet: since v5.9 decapsulation passes "
+          "outer IPv4 ECN ECT(1) over an inner ECT(0) packet: since v5.7 decapsulation passes "
           "ECT(1) on (RFC 6040 section 4.2; TOS and header checksum rewritten)", RULE_ECN,
           through_vxlan, inner=[], a_opts=CSUM, b_opts=CSUM, record_tx=False,
           underlay=[underlay_frame(with_tos(inner_udp(), 0x02), "good", tos=0x01)])  # fmt: skip
