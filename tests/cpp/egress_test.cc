@@ -333,6 +333,13 @@ TEST(UdpTunnelCsum, EqualsTheFullChecksumAfterTheInnerIsFinished) {
        H("aa66aa660001aa66aa6600000800 450000ae000040004011338a010102580101025c"
          "e01312b5009a625e 0800000000007b00"),
        tcp6, TunnelType::kVxlan},
+      // The same with the inner IP status good (a NIC's L3-OK on IPv6): an
+      // IPv6 header has no checksum that makes it sum to -0, so it is summed
+      // all the same. -> 625e.
+      {"tcp6 ip good", Sub(tcp6, "0bae", "0000"), kGood,
+       H("aa66aa660001aa66aa6600000800 450000ae000040004011338a010102580101025c"
+         "e01312b5009a625e 0800000000007b00"),
+       tcp6, TunnelType::kVxlan},
       // vx(<kUdp4>) -> bf84.
       {"udp4", Sub(kUdp4, "6c50", "1111"), kGood,
        H("aa66aa660001aa66aa6600000800 4500006e00004000401133ca010102580101025c"

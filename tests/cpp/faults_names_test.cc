@@ -31,5 +31,23 @@ TEST(FaultNames, UnknownNameListsTheKnownOnes) {
   }
 }
 
+TEST(FaultNames, TheSeededFaultsAreChosenByTheNamesTheDocsGive) {
+  // docs/verification.md: `offlab verify --inject tcp-zero-csum-taken-as-absent`, and
+  // "`udp-update-zero-keeps-stale-csum` (project \"seeded\", no fixing commit)".
+  struct Case {
+    const char* name;
+    Fault fault;
+  };
+  for (const Case& c :
+       {Case{"udp-update-zero-keeps-stale-csum", Fault::kUdpUpdateZeroKeepsStaleCsum},
+        Case{"tcp-zero-csum-taken-as-absent", Fault::kTcpZeroCsumTakenAsAbsent}}) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(FaultFromName(c.name), c.fault);
+    EXPECT_EQ(std::string(FaultName(c.fault)), c.name);
+    EXPECT_EQ(std::string(FaultCommit(c.fault)), "-");
+    EXPECT_EQ(std::string(FaultProject(c.fault)), "seeded");
+  }
+}
+
 }  // namespace
 }  // namespace offlab

@@ -106,6 +106,33 @@ TEST(IpfIpv6, FragmentsAreHeldThenLeaveTogetherWithTheDatagramsState) {
   }
 }
 
+TEST(IpfIpv6, TheFragmentHeaderIsFoundBehindAHopByHopHeader) {
+  // ipf_is_valid_v6_frag walks the extension headers (parse_ipv6_ext_hdrs,
+  // lib/flow.c): a Hop-by-Hop header's length is (Hdr Ext Len + 1) x 8
+  // octets (RFC 8200 section 4.3). Here Hdr Ext Len 1: 16 bytes, next header
+  // 44, a PadN option (type 1, length 12) filling them. The fragments are
+  // still held until both are in, and leave unchanged.
+  std::vector<Bytes> f = Fragments(Datagram(2000), 1400, 80);
+  ASSERT_EQ(f.size(), 2u);
+  const uint8_t hbh[16] = {44, 1, 1, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (Bytes& x : f) {
+    x[kL3 + 6] = 0;  // the IPv6 header names Hop-by-Hop
+    Put16(x, kL3 + 4, static_cast<uint16_t>(x.size() - kL4 + 16));
+    x.insert(x.begin() + kL4, hbh, hbh + 16);
+  }
+  Conntrack ct;
+  EXPECT_TRUE(Track(ct, f[0]).empty());
+  EXPECT_EQ(ct.held_fragments(), 1u);
+  const PacketBatch out = Track(ct, f[1]);
+  ASSERT_EQ(out.size(), 2u);
+  for (size_t i = 0; i < 2; i++) {
+    EXPECT_EQ(out[i].bytes(), f[i]) << i;
+    EXPECT_EQ(out[i].md.ct_state, ct::kTracked | ct::kNew) << i;
+  }
+  EXPECT_EQ(ct.held_fragments(), 0u);
+  EXPECT_EQ(ct.connections(), 1u);
+}
+
 TEST(IpfIpv6, ASmallFragmentOtherThanTheLastIsInvalid) {
   const std::vector<Bytes> f = Fragments(Datagram(700), 400, 78);
   ASSERT_EQ(f.size(), 2u);

@@ -91,6 +91,26 @@ TEST(KernelGroTcpMergeRules, AGsoSkbJoinsOnlyWithTheHeldMss) {
   EXPECT_EQ(g.Receive(gso), GroResult::kNormal);
 }
 
+TEST(KernelGroTcpMergeRules, ADodgyGsoSkbFlushesInsteadOfJoining) {
+  // dev_gro_receive since v6.4: "Only support TCP and non DODGY users." --
+  // "if (!skb_is_gso_tcp(skb) || (skb_shinfo(skb)->gso_type & SKB_GSO_DODGY))
+  // NAPI_GRO_CB(skb)->flush = 1;": the GSO skb that would join the held packet
+  // at its mss (above) does not once it is SKB_GSO_DODGY, and goes up alone.
+  Seg a;
+  Seg b = a;
+  b.seq += 1000;
+  b.payload_len = 2000;
+  SkBuff dodgy = DriverSkb(TcpFrame(b), IpSummed::kUnnecessary);
+  dodgy.gso_type = kernel::gso::kTcpv4 | kernel::gso::kDodgy;
+  dodgy.gso_size = 1000;
+  dodgy.gso_segs = 2;
+  const SkBuff first = DriverSkb(TcpFrame(a), IpSummed::kUnnecessary);
+  EXPECT_EQ(Merged({}, {first, dodgy}), 0u);
+  GroCell g(GroConfig{});
+  g.Receive(first);
+  EXPECT_EQ(g.Receive(dodgy), GroResult::kNormal);
+}
+
 TEST(KernelGroTcpMergeRules, CwrOnTheHeldPacketMarksItAtCompletion) {
   // v6.1: a CWR difference does not stop a merge ("flags ^ th2" masked
   // with ~(CWR | FIN | PSH)); the held CWR head marks the packet TCP_ECN.

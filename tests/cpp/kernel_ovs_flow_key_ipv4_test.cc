@@ -68,6 +68,22 @@ TEST(KernelOvsFlowKeyIpv4, FragmentOffsetMakesALaterFragment) {
   EXPECT_EQ(Receive(Ip4(0x45, 0x4000)).key.frag, OvsFlowKey::Frag::kNone);
 }
 
+TEST(KernelOvsFlowKeyIpv4, OnlyEthertype0800IsKeyedAsIpv4) {
+  // key_extract (flow.c) takes the IPv4 branch for "key->eth.type ==
+  // htons(ETH_P_IP)" only: an 802.3 length field (below 0x0600) or another
+  // Ethertype below 0x0800 in front of IPv4-looking bytes gives no IP key and
+  // no transport header.
+  for (uint16_t type : {uint16_t{0x0028}, uint16_t{0x0600}, uint16_t{0x07ff}}) {
+    SCOPED_TRACE(type);
+    Bytes f = Ip4(0x45, 0x4000);
+    Put16(f, 12, type);
+    OvsSkb s = Receive(f);
+    EXPECT_EQ(s.key.ip_proto, 0);
+    EXPECT_EQ(s.key.frag, OvsFlowKey::Frag::kNone);
+    EXPECT_EQ(s.skb.pkt.l4_ofs, kNoOffset);
+  }
+}
+
 TEST(KernelOvsRecirc, AnInvalidKeyIsExtractedAgainAValidOneKept) {
   OvsSkb s = Receive(Ip4(0x45, 0x4000));
   // A stale, invalidated key (as after a push_vlan with a tag left).

@@ -80,6 +80,24 @@ TEST(TunnelPopHeaderRefused, MalformedTunnelHeadersAreDroppedAndCounted) {
   EXPECT_EQ(ok.md.tunnel.key, 10u);
 }
 
+TEST(TunnelPopHeaderRefused, ABadOuterIpv4ChecksumIsRefusedWithItsReason) {
+  // netdev_tnl_ip_extract_tnl_md (lib/netdev-native-tnl.c:91-95): an outer
+  // IPv4 header not marked good whose csum() is not 0 is refused ("ip packet
+  // has invalid checksum"). The good Geneve frame above with its header
+  // checksum 339e made 339f.
+  std::string hex = H(kEthIp + kGeneve134 + "0000655800000a00") + kG;
+  ASSERT_EQ(hex.substr(48, 4), "339e");
+  hex.replace(48, 4, "339f");
+  Packet p(FromHex(hex));
+  Parse(p);
+  Counters counters;
+  std::string why;
+  EXPECT_FALSE(PopHeader(p, &counters, &why));
+  EXPECT_EQ(why, "decap: outer IPv4 checksum bad");
+  EXPECT_EQ(counters.Get("native_tnl_l3csum_err"), 1u);
+  EXPECT_EQ(counters.Get("datapath_drop_tunnel_pop_error"), 1u);
+}
+
 TEST(TunnelPopHeaderRefused, GreSequenceNumberIsSkipped) {
   struct Case {
     const char* name;
