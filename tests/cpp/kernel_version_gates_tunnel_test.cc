@@ -18,6 +18,7 @@
 #include <string>
 
 #include "kernel_test_skb.h"
+#include "kernel_vxlan_pair.h"
 #include "offlab/linux/udp_tunnel.h"
 #include "offlab/linux/vxlan.h"
 #include "offlab/net/counters.h"
@@ -31,36 +32,10 @@ using testing::Put16;
 
 KernelVersion V(int maj, int min) { return KernelVersion{maj, min, false}; }
 
-const std::string kUdp = "1f900035000c000000010203";
-
-VxlanConfig Tx() {
-  VxlanConfig c;
-  c.name = "vx0";
-  c.vni = 42;
-  c.dstport = 4789;
-  c.port_min = 40000;
-  c.port_max = 40001;
-  c.local = {10, 1, 0, 1};
-  c.remote = {10, 1, 0, 2};
-  c.udp_csum = false;
-  return c;
-}
-VxlanConfig Rx() {
-  VxlanConfig c = Tx();
-  c.mac = {0x02, 0, 0, 0, 0x01, 0x0b};
-  c.local = {10, 1, 0, 2};
-  c.remote = {10, 1, 0, 1};
-  return c;
-}
-
-// The inner frame with IPv4 TOS `ds`.
-Bytes Inner4(uint8_t ds) {
-  Bytes f = Ipv4Frame(17, kUdp);
-  f[15] = ds;
-  Put16(f, 24, 0);
-  Put16(f, 24, static_cast<uint16_t>(~OracleSum(&f[14], 20)));
-  return f;
-}
+using vxlan_pair::Inner4;
+using vxlan_pair::kUdp;
+using vxlan_pair::Rx;
+using vxlan_pair::Tx;
 
 // The inner UDP datagram as the local stack hands it down: CHECKSUM_PARTIAL
 // at the UDP checksum field.

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "kernel_test_skb.h"
+#include "kernel_vxlan_pair.h"
 #include "offlab/linux/vxlan.h"
 #include "offlab/net/counters.h"
 
@@ -35,37 +36,12 @@ using testing::OracleL4Csum;
 using testing::OracleSum;
 using testing::Put16;
 
-const std::string kUdp = "1f900035000c000000010203";
+using vxlan_pair::Inner4;
+using vxlan_pair::kUdp;
+using vxlan_pair::Rx;
+using vxlan_pair::Tx;
 
-// The sender (10.1.0.1) and the receiving vxlan device (10.1.0.2).
-VxlanConfig Tx() {
-  VxlanConfig c;
-  c.name = "vx0";
-  c.vni = 42;
-  c.dstport = 4789;
-  c.port_min = 40000;
-  c.port_max = 40001;
-  c.local = {10, 1, 0, 1};
-  c.remote = {10, 1, 0, 2};
-  c.udp_csum = false;
-  return c;
-}
-VxlanConfig Rx() {
-  VxlanConfig c = Tx();
-  c.mac = {0x02, 0, 0, 0, 0x01, 0x0b};
-  c.local = {10, 1, 0, 2};
-  c.remote = {10, 1, 0, 1};
-  return c;
-}
-
-// The inner frame with its IPv4 TOS / IPv6 traffic class set to `ds`.
-Bytes Inner4(uint8_t ds) {
-  Bytes f = Ipv4Frame(17, kUdp);
-  f[15] = ds;
-  Put16(f, 24, 0);
-  Put16(f, 24, static_cast<uint16_t>(~OracleSum(&f[14], 20)));
-  return f;
-}
+// The inner frame with its IPv6 traffic class set to `ds`.
 Bytes Inner6(uint8_t ds) {
   Bytes f = Ipv6Frame(17, "", kUdp);
   f[14] = static_cast<uint8_t>(0x60 | (ds >> 4));

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "kernel_test_skb.h"
+#include "kernel_vxlan_pair.h"
 #include "offlab/linux/vxlan.h"
 #include "offlab/net/counters.h"
 
@@ -29,27 +30,9 @@ using testing::Ipv6Frame;
 using testing::OracleSum;
 using testing::Put16;
 
-const std::string kUdp = "1f900035000c000000010203";
-
-VxlanConfig Tx() {
-  VxlanConfig c;
-  c.name = "vx0";
-  c.vni = 42;
-  c.dstport = 4789;
-  c.port_min = 40000;
-  c.port_max = 40001;
-  c.local = {10, 1, 0, 1};
-  c.remote = {10, 1, 0, 2};
-  c.udp_csum = false;
-  return c;
-}
-VxlanConfig Rx() {
-  VxlanConfig c = Tx();
-  c.mac = {0x02, 0, 0, 0, 0x01, 0x0b};
-  c.local = {10, 1, 0, 2};
-  c.remote = {10, 1, 0, 1};
-  return c;
-}
+using vxlan_pair::kUdp;
+using vxlan_pair::Rx;
+using vxlan_pair::Tx;
 
 // `inner` in VXLAN over IPv4 (outer UDP checksum 0) as VxlanXmit builds it;
 // VXLAN header at 42, inner frame at 50.
