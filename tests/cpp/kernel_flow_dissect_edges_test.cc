@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "kernel_dissect_frames.h"
 #include "kernel_test_skb.h"
 #include "offlab/linux/virtio_net.h"
 
@@ -18,22 +19,11 @@ using offlab::testing::H;
 using offlab::testing::Ipv4Frame;
 using offlab::testing::Ipv6Frame;
 
-const std::string kTcp = "04d2005000000001000000005010ffff00000000";  // 20 bytes, doff 5
-const std::string kUdp = "04d200350008 0000";                         // 8 bytes
-const std::string kArp = "0001 0800 06 04 0001 0a8f394fe073 0a000001 000000000000 0a000002";
-
-SkBuff Skb(const Bytes& b) {
-  SkBuff s;
-  s.pkt = Packet(b);
-  return s;
-}
-
-// `f` with 802.1Q/802.1ad tags (type + TCI, hex) inserted after the MACs.
-Bytes Tagged(Bytes f, const std::string& tags) {
-  const Bytes t = FromHex(H(tags));
-  f.insert(f.begin() + 12, t.begin(), t.end());
-  return f;
-}
+using dissect_frames::kArp;
+using dissect_frames::kTcp;
+using dissect_frames::kUdp;
+using dissect_frames::Skb;
+using dissect_frames::Tagged;
 
 struct Dissected {
   bool ok = false;

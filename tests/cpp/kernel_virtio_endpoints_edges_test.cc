@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "kernel_dissect_frames.h"
 #include "kernel_test_skb.h"
 #include "offlab/linux/virtio_net.h"
 #include "offlab/net/error.h"
@@ -18,22 +19,11 @@ namespace {
 using offlab::testing::H;
 using offlab::testing::Ipv4Frame;
 
-const std::string kTcp = "04d2005000000001000000005010ffff00000000";  // 20 bytes, doff 5
-const std::string kUdp = "04d200350008 0000";                         // 8 bytes
-const std::string kArp = "0001 0800 06 04 0001 0a8f394fe073 0a000001 000000000000 0a000002";
-
-SkBuff Skb(const Bytes& b) {
-  SkBuff s;
-  s.pkt = Packet(b);
-  return s;
-}
-
-// `f` with 802.1Q/802.1ad tags (type + TCI, hex) inserted after the MACs.
-Bytes Tagged(Bytes f, const std::string& tags) {
-  const Bytes t = FromHex(H(tags));
-  f.insert(f.begin() + 12, t.begin(), t.end());
-  return f;
-}
+using dissect_frames::kArp;
+using dissect_frames::kTcp;
+using dissect_frames::kUdp;
+using dissect_frames::Skb;
+using dissect_frames::Tagged;
 
 VnetHdr Hdr(uint8_t flags, uint8_t gso, uint16_t hdr_len, uint16_t gso_size, uint16_t cs,
             uint16_t co) {
